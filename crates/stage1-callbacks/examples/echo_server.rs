@@ -1,0 +1,155 @@
+//! # echo_server (stage 1): a TCP server out of callbacks and a stopwatch
+//!
+//! The seed's `tcp_server` (seed 003, section 6) needs `select`, which stage 1 does not
+//! have. With only `call_soon` and `call_later`, a server can still serve many clients on
+//! one thread: make every socket non-blocking and *poll* it, asking "anything yet?" every
+//! 10 ms and rescheduling itself with `call_later` when the answer is "would block".
+//!
+//! It answers each chunk it receives with `Got:` + the data (`--plain`: the data alone)
+//! and prints `Connection closed` when a client leaves, whether politely or with a reset.
+//!
+//! Run it, then talk to it from another terminal:
+//!
+//! ```text
+//! cargo run -p stage1 --example echo_server            # listens on 127.0.0.1:30000
+//! nc 127.0.0.1 30000                                   # type a line, see Got:...
+//! ```
+//!
+//! Look for: the cost. Even with no client at all the process wakes 100 times a second to
+//! ask the listener, and every reply waits for the next poll (up to 10 ms). Chapter 1
+//! measures both; stage 4 replaces the polling with `select`.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use stage1::net::{self, EchoArgs, Reply};
+use stage1::{Options, Scheduler, cli, say, trace};
+
+/// How often every socket is asked whether it has something for us.
+pub const POLL: Duration = Duration::from_millis(10);
+
+/// Stop reading from a client while this much of our reply is still unsent: a client
+/// that sends but never reads must not make us buffer without bound.
+const MAX_OUTBOX: usize = 1 << 20;
+
+// ANCHOR: accept
+/// Poll `listener` for new clients every [`POLL`] until `stop` is set; start a polling
+/// callback chain for each client.
+pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    if stop.load(Ordering::Relaxed) {
+        return; // dropping the listener closes it
+    }
+    loop {
+        match listener.accept() {
+            Ok((stream, peer)) => {
+                trace!("accept {peer}");
+                match stream.set_nonblocking(true) {
+                    Ok(()) => {
+                        let connection = Connection::new(stream, reply, stop.clone());
+                        s.call_soon(move |s| connection.poll(s));
+                    }
+                    Err(error) => eprintln!("cannot serve {peer}: {error}"),
+                }
+            }
+            Err(error) if error.kind() == ErrorKind::WouldBlock => break,
+            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            // Out of file descriptors, say: report it and try again at the next poll.
+            Err(error) => {
+                eprintln!("accept failed: {error}");
+                break;
+            }
+        }
+    }
+    s.call_later(POLL, move |s| serve(s, listener, reply, stop));
+}
+// ANCHOR_END: accept
+
+/// One client: its socket and the reply bytes we still owe it.
+struct Connection {
+    stream: TcpStream,
+    outbox: Vec<u8>,
+    reply: Reply,
+    stop: Arc<AtomicBool>,
+}
+
+impl Connection {
+    fn new(stream: TcpStream, reply: Reply, stop: Arc<AtomicBool>) -> Self {
+        Connection {
+            stream,
+            outbox: Vec::new(),
+            reply,
+            stop,
+        }
+    }
+
+    // ANCHOR: poll
+    /// Do what can be done without blocking, then come back in [`POLL`]. The callback
+    /// owns the connection and moves it into the next callback: no shared state.
+    fn poll(mut self, s: &Scheduler) {
+        match self.step() {
+            Ok(true) if !self.stop.load(Ordering::Relaxed) => {
+                s.call_later(POLL, move |s| self.poll(s));
+            }
+            Ok(_) => say!("Connection closed"),
+            Err(error) => {
+                trace!("connection error: {error}");
+                say!("Connection closed");
+            }
+        }
+    }
+    // ANCHOR_END: poll
+
+    /// Flush what we owe, then read and answer whatever has arrived. `Ok(false)` when the
+    /// client has closed its side and we owe it nothing more.
+    fn step(&mut self) -> io::Result<bool> {
+        let mut buffer = [0; 16 * 1024];
+        loop {
+            self.flush()?;
+            if self.outbox.len() >= MAX_OUTBOX {
+                return Ok(true); // the client is not reading: neither do we
+            }
+            match self.stream.read(&mut buffer) {
+                Ok(0) => return Ok(!self.outbox.is_empty()),
+                Ok(n) => self.reply.write(&buffer[..n], &mut self.outbox),
+                Err(error) if error.kind() == ErrorKind::WouldBlock => return Ok(true),
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Write as much of the outbox as the socket takes now.
+    fn flush(&mut self) -> io::Result<()> {
+        while !self.outbox.is_empty() {
+            match self.stream.write(&self.outbox) {
+                Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                Ok(n) => drop(self.outbox.drain(..n)),
+                Err(error) if error.kind() == ErrorKind::WouldBlock => break,
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn main() {
+    let mut echo = EchoArgs::default();
+    let options = Options::parse_with(
+        "a TCP echo server that polls its sockets with call_later",
+        net::ECHO_USAGE,
+        |flag, args| echo.flag(flag, args),
+    );
+    let clock = options.install();
+    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Ok(addr) = listener.local_addr() {
+        eprintln!("listening on {addr} (polling every 10 ms; Ctrl-C to stop)");
+    }
+    let s = Scheduler::new(clock);
+    let stop = Arc::new(AtomicBool::new(false));
+    s.call_soon(move |s| serve(s, listener, echo.reply, stop));
+    s.run();
+}

@@ -1,0 +1,210 @@
+//! The flags every example of every stage accepts (book introduction, "The output
+//! contract").
+//!
+//! - no flag: exactly the seed's lines, on the real clock;
+//! - `--timestamps`: each line prefixed with scheduler time, `  4.000 | Down 4`;
+//! - `--virtual-time`: the virtual clock (no real waiting); implies `--timestamps`;
+//! - `--trace`: the scheduler's own steps too, marked with `~`;
+//! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
+//!
+//! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
+//! adds its own long flags (`--addr`, `--plain`, ...) through a closure.
+
+use std::ffi::OsString;
+use std::fmt::Display;
+use std::rc::Rc;
+
+use crate::clock::{Clock, RealClock, VirtualClock};
+use crate::console::{self, Console};
+
+pub use lexopt;
+
+/// The output contract's flags, parsed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `--timestamps` (or implied by `--virtual-time`).
+    pub timestamps: bool,
+    /// `--virtual-time`.
+    pub virtual_time: bool,
+    /// `--trace`.
+    pub trace: bool,
+}
+
+const COMMON_USAGE: &str = "\
+Options:
+      --timestamps     prefix each line with scheduler time, as in `  4.000 | Down 4`
+      --virtual-time   run on the virtual clock: no real waiting (implies --timestamps)
+      --trace          also print the scheduler's own steps (lines marked with ~)
+  -h, --help           print this help";
+
+/// What parsing found: options to run with, or a request for help.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Parsed {
+    /// Run with these options.
+    Run(Options),
+    /// `--help` was given.
+    Help,
+}
+
+impl Options {
+    /// Parse this process's arguments for an example that has only the common flags.
+    /// On `--help` prints the usage and exits with 0; on a bad flag prints the error and
+    /// the usage to standard error and exits with 2.
+    pub fn parse(about: &str) -> Options {
+        Options::parse_with(about, "", |_, _| Ok(false))
+    }
+
+    /// Like [`Options::parse`], for an example with flags of its own. `extra_usage` lists
+    /// them (one per line, as in the common usage); `extra` is offered every long flag the
+    /// common set does not know and returns whether it took it.
+    pub fn parse_with(
+        about: &str,
+        extra_usage: &str,
+        extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+    ) -> Options {
+        let usage = usage(about, extra_usage);
+        match Options::try_parse_from(std::env::args_os().skip(1), extra) {
+            Ok(Parsed::Run(options)) => options,
+            Ok(Parsed::Help) => {
+                println!("{usage}");
+                std::process::exit(0);
+            }
+            Err(error) => {
+                eprintln!("error: {error}\n\n{usage}");
+                std::process::exit(2);
+            }
+        }
+    }
+
+    /// Parse `args` (without the program name). Never exits: the testable core of
+    /// [`Options::parse_with`].
+    pub fn try_parse_from<I>(
+        args: I,
+        mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+    ) -> Result<Parsed, lexopt::Error>
+    where
+        I: IntoIterator,
+        I::Item: Into<OsString>,
+    {
+        use lexopt::Arg::{Long, Short};
+        let mut options = Options::default();
+        let mut parser = lexopt::Parser::from_args(args);
+        while let Some(arg) = parser.next()? {
+            match arg {
+                Long("timestamps") => options.timestamps = true,
+                Long("virtual-time") => {
+                    options.virtual_time = true;
+                    options.timestamps = true;
+                }
+                Long("trace") => options.trace = true,
+                Long("help") | Short('h') => return Ok(Parsed::Help),
+                Long(name) => {
+                    let name = name.to_owned();
+                    if !extra(&name, &mut parser)? {
+                        return Err(lexopt::Arg::Long(&name).unexpected());
+                    }
+                }
+                other => return Err(other.unexpected()),
+            }
+        }
+        Ok(Parsed::Run(options))
+    }
+
+    /// The clock these options ask for.
+    pub fn clock(&self) -> Rc<dyn Clock> {
+        if self.virtual_time {
+            VirtualClock::new()
+        } else {
+            RealClock::new()
+        }
+    }
+
+    /// Make the clock, point this thread's console at standard output as the flags ask,
+    /// and return the clock for the scheduler to run on.
+    pub fn install(&self) -> Rc<dyn Clock> {
+        let clock = self.clock();
+        console::install(Console::stdout(clock.clone(), self.timestamps, self.trace));
+        clock
+    }
+}
+
+fn usage(about: &str, extra_usage: &str) -> String {
+    let name = std::env::args()
+        .next()
+        .and_then(|path| {
+            let stem = std::path::Path::new(&path)
+                .file_stem()?
+                .to_str()?
+                .to_owned();
+            Some(stem)
+        })
+        .unwrap_or_else(|| "example".to_owned());
+    let mut text = format!("{name}: {about}\n\n{COMMON_USAGE}");
+    if !extra_usage.is_empty() {
+        text.push('\n');
+        text.push_str(extra_usage.trim_end());
+    }
+    text
+}
+
+/// Print `error: {message}` to standard error and exit with code 1: how an example reports
+/// a failure that is not the user's typing (a port in use, say).
+pub fn exit_with_error(message: impl Display) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Parsed, lexopt::Error> {
+        Options::try_parse_from(args, |_, _| Ok(false))
+    }
+
+    #[test]
+    fn no_flags_means_the_seeds_plain_output() {
+        assert_eq!(parse(&[]).unwrap(), Parsed::Run(Options::default()));
+    }
+
+    #[test]
+    fn virtual_time_implies_timestamps() {
+        let Parsed::Run(options) = parse(&["--virtual-time", "--trace"]).unwrap() else {
+            panic!("expected options");
+        };
+        assert!(options.virtual_time && options.timestamps && options.trace);
+    }
+
+    #[test]
+    fn help_and_unknown_flags() {
+        assert_eq!(parse(&["--help"]).unwrap(), Parsed::Help);
+        assert_eq!(parse(&["-h"]).unwrap(), Parsed::Help);
+        let error = parse(&["--fast"]).unwrap_err().to_string();
+        assert!(error.contains("--fast"), "{error}");
+        assert!(parse(&["stray"]).is_err());
+    }
+
+    #[test]
+    fn examples_add_their_own_flags() {
+        let mut addr = String::new();
+        let parsed =
+            Options::try_parse_from(["--addr", "127.0.0.1:1", "--timestamps"], |flag, p| {
+                Ok(match flag {
+                    "addr" => {
+                        addr = lexopt::ValueExt::string(p.value()?)?;
+                        true
+                    }
+                    _ => false,
+                })
+            })
+            .unwrap();
+        assert_eq!(addr, "127.0.0.1:1");
+        assert_eq!(
+            parsed,
+            Parsed::Run(Options {
+                timestamps: true,
+                ..Options::default()
+            })
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! The echo servers' shared plumbing: a listening socket with a clear error, and the
+//! reply (book chapter 1, "A polling echo server"; seed 003, section 6 `tcp_server`).
+//!
+//! Every stage's `echo_server` example listens on 127.0.0.1:30000 by default, answers
+//! `Got:` + data as the seed's does (or the bytes unchanged with `--plain`), and turns a
+//! port in use into one readable line and exit code 1. That part never changes from stage
+//! to stage, so it lives here once.
+
+use std::fmt;
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+
+/// Where the echo servers listen unless told otherwise: loopback only.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:30000";
+
+/// The `--addr`/`--plain` usage lines the echo servers add to the common flags.
+pub const ECHO_USAGE: &str = concat!(
+    "      --addr ADDR      listen on ADDR (default 127.0.0.1:30000; port 0 picks a free port)\n",
+    "      --plain          echo the bytes unchanged instead of replying `Got:` + data",
+);
+
+/// The echo servers' own flags, `--addr` and `--plain`, with their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EchoArgs {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// How to answer.
+    pub reply: Reply,
+}
+
+impl Default for EchoArgs {
+    fn default() -> Self {
+        EchoArgs {
+            addr: DEFAULT_ADDR.parse().expect("the default address parses"),
+            reply: Reply::Got,
+        }
+    }
+}
+
+impl EchoArgs {
+    /// Take `--addr ADDR` or `--plain` if `name` is one of them: plug this into
+    /// [`Options::parse_with`](crate::Options::parse_with).
+    pub fn flag(&mut self, name: &str, parser: &mut lexopt::Parser) -> Result<bool, lexopt::Error> {
+        use lexopt::ValueExt;
+        match name {
+            "addr" => self.addr = parser.value()?.parse()?,
+            "plain" => self.reply = Reply::Plain,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Why a server could not start listening.
+#[derive(Debug)]
+pub struct ListenError {
+    /// The address we tried.
+    pub addr: SocketAddr,
+    /// What the operating system said.
+    pub source: io::Error,
+}
+
+impl fmt::Display for ListenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hint = match self.source.kind() {
+            io::ErrorKind::AddrInUse => " (is another server already running there?)",
+            io::ErrorKind::AddrNotAvailable => " (not an address of this machine)",
+            io::ErrorKind::PermissionDenied => " (ports below 1024 need privileges)",
+            _ => "",
+        };
+        write!(f, "cannot listen on {}: {}{hint}", self.addr, self.source)
+    }
+}
+
+impl std::error::Error for ListenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Bind a non-blocking TCP listener on `addr`.
+pub fn listen(addr: SocketAddr) -> Result<TcpListener, ListenError> {
+    let bind = || -> io::Result<TcpListener> {
+        let listener = TcpListener::bind(addr)?;
+        listener.set_nonblocking(true)?;
+        Ok(listener)
+    };
+    bind().map_err(|source| ListenError { addr, source })
+}
+
+/// How an echo server answers a chunk of data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reply {
+    /// `Got:` + data, as the seed's server does.
+    #[default]
+    Got,
+    /// The bytes unchanged (`--plain`), for standard echo clients and benchmarks.
+    Plain,
+}
+
+impl Reply {
+    /// Append the answer to `data` to `out`.
+    pub fn write(self, data: &[u8], out: &mut Vec<u8>) {
+        if self == Reply::Got {
+            out.extend_from_slice(b"Got:");
+        }
+        out.extend_from_slice(data);
+    }
+}
+
+/// True for errors that mean "the peer went away" (reset, broken pipe, aborted) rather
+/// than a fault of ours: a server reports `Connection closed` and goes on.
+pub fn is_disconnect(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::NotConnected
+            | io::ErrorKind::UnexpectedEof
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_in_use_is_a_clear_error() {
+        let first = listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = first.local_addr().unwrap();
+        let error = listen(addr).unwrap_err();
+        let text = error.to_string();
+        assert!(
+            text.starts_with(&format!("cannot listen on {addr}: ")),
+            "{text}"
+        );
+        assert!(text.contains("another server"), "{text}");
+    }
+
+    #[test]
+    fn echo_flags() {
+        let mut echo = EchoArgs::default();
+        let parsed = crate::Options::try_parse_from(["--plain", "--addr", "[::1]:7"], |f, p| {
+            echo.flag(f, p)
+        });
+        assert!(parsed.is_ok());
+        assert_eq!(echo.reply, Reply::Plain);
+        assert_eq!(echo.addr, "[::1]:7".parse().unwrap());
+        let mut echo = EchoArgs::default();
+        let bad = crate::Options::try_parse_from(["--addr", "nowhere"], |f, p| echo.flag(f, p));
+        assert!(bad.is_err());
+    }
+
+    #[test]
+    fn replies() {
+        let mut out = Vec::new();
+        Reply::Got.write(b"hi", &mut out);
+        Reply::Plain.write(b"hi", &mut out);
+        assert_eq!(out, b"Got:hihi");
+    }
+}

@@ -1,0 +1,278 @@
+//! The callback scheduler (book chapter 1, "The ready queue" and "Running it"; seed 003,
+//! section 2).
+//!
+//! Two collections and a loop, as in the seed:
+//!
+//! - `ready`: a FIFO of callbacks to run now (`call_soon` appends);
+//! - `sleeping`: the [`TimerHeap`] of callbacks due later (`call_later` pushes);
+//! - `run`: drain `ready`, including callbacks added while draining; when it is empty,
+//!   wait for the earliest sleeper and move it to `ready`; stop when both are empty.
+//!
+//! What changed from Python: the seed reaches its scheduler through a global `sched`.
+//! Here nothing is global. [`Scheduler`] is a cheap handle (an `Rc`), and every callback
+//! is handed `&Scheduler` when it runs, so "schedule the next step" is
+//! `s.call_later(delay, ...)` on the scheduler that is running you. The collections sit
+//! in `RefCell`s, and `run` never holds a borrow while a callback runs, because that
+//! callback will want to borrow them again to schedule more work.
+//!
+//! The ready queue and the loop are written by hand: they are the lesson.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::fmt;
+use std::rc::Rc;
+use std::time::Duration;
+
+use crate::clock::Clock;
+use crate::timer::TimerHeap;
+use crate::trace;
+
+/// The seed's callbacks are Python functions of no arguments; ours take the scheduler that
+/// runs them, which replaces the seed's global `sched`.
+type BoxedCallback = Box<dyn FnOnce(&Scheduler)>;
+
+/// A scheduled callback, with the number the trace knows it by.
+struct Callback {
+    id: CallbackId,
+    run: BoxedCallback,
+}
+
+/// The number a scheduler gives each callback it accepts, in order; the trace shows it as
+/// `#n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallbackId(pub u64);
+
+impl fmt::Display for CallbackId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The callback scheduler: a ready queue, a sleeping heap and a loop. Cloning gives another
+/// handle to the same scheduler.
+#[derive(Clone)]
+pub struct Scheduler {
+    inner: Rc<Inner>,
+}
+
+// ANCHOR: state
+struct Inner {
+    clock: Rc<dyn Clock>,
+    ready: RefCell<VecDeque<Callback>>, // to run now, first in first out
+    sleeping: RefCell<TimerHeap<Callback>>, // to run later, earliest deadline first
+    next_id: Cell<u64>,
+}
+// ANCHOR_END: state
+
+impl Scheduler {
+    /// An empty scheduler running on `clock`.
+    pub fn new(clock: Rc<dyn Clock>) -> Scheduler {
+        Scheduler {
+            inner: Rc::new(Inner {
+                clock,
+                ready: RefCell::new(VecDeque::new()),
+                sleeping: RefCell::new(TimerHeap::new()),
+                next_id: Cell::new(0),
+            }),
+        }
+    }
+
+    /// The current time on this scheduler's clock, as time since start.
+    pub fn time(&self) -> Duration {
+        self.inner.clock.now()
+    }
+
+    /// The clock this scheduler runs on.
+    pub fn clock(&self) -> &Rc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    fn wrap(&self, run: impl FnOnce(&Scheduler) + 'static) -> Callback {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        Callback {
+            id: CallbackId(id),
+            run: Box::new(run),
+        }
+    }
+
+    // ANCHOR: call_soon
+    /// Run `callback` as soon as the callbacks already waiting have run.
+    pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
+        let callback = self.wrap(callback);
+        let id = callback.id;
+        trace!("call_soon {id}");
+        self.inner.ready.borrow_mut().push_back(callback);
+        id
+    }
+    // ANCHOR_END: call_soon
+
+    // ANCHOR: call_later
+    /// Run `callback` once `delay` has passed. Callbacks due at the same moment run in the
+    /// order they were scheduled.
+    pub fn call_later(
+        &self,
+        delay: Duration,
+        callback: impl FnOnce(&Scheduler) + 'static,
+    ) -> CallbackId {
+        let callback = self.wrap(callback);
+        let id = callback.id;
+        // `saturating_add`: a delay of `Duration::MAX` means "never", not an overflow panic.
+        let deadline = self.time().saturating_add(delay);
+        let sequence = self.inner.sleeping.borrow_mut().push(deadline, callback);
+        trace!(
+            "call_later {id} in {:.3} s: due {:.3}, seq {sequence}",
+            delay.as_secs_f64(),
+            deadline.as_secs_f64()
+        );
+        id
+    }
+    // ANCHOR_END: call_later
+
+    /// How many callbacks are ready to run and how many are sleeping.
+    pub fn pending(&self) -> (usize, usize) {
+        (
+            self.inner.ready.borrow().len(),
+            self.inner.sleeping.borrow().len(),
+        )
+    }
+
+    // ANCHOR: run
+    /// Run callbacks until none is ready and none is sleeping.
+    pub fn run(&self) {
+        loop {
+            if self.inner.ready.borrow().is_empty() {
+                // Nothing to do now: wait for the earliest sleeper, then make it ready.
+                let Some(timer) = self.inner.sleeping.borrow_mut().pop() else {
+                    break; // nothing sleeping either: done
+                };
+                trace!(
+                    "ready queue empty: wait until {:.3} for {} (seq {})",
+                    timer.deadline.as_secs_f64(),
+                    timer.item.id,
+                    timer.sequence
+                );
+                self.inner.clock.sleep_until(timer.deadline);
+                self.inner.ready.borrow_mut().push_back(timer.item);
+            }
+            // Drain the ready queue, including what the callbacks add to it. The borrow of
+            // `ready` ends with the `pop_front` statement, before the callback runs.
+            loop {
+                let next = self.inner.ready.borrow_mut().pop_front();
+                let Some(callback) = next else { break };
+                trace!("run {}", callback.id);
+                (callback.run)(self);
+            }
+        }
+        trace!("run: nothing ready, nothing sleeping: done");
+    }
+    // ANCHOR_END: run
+}
+
+impl fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ready, sleeping) = self.pending();
+        f.debug_struct("Scheduler")
+            .field("time", &self.time())
+            .field("ready", &ready)
+            .field("sleeping", &sleeping)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::VirtualClock;
+
+    /// A scheduler on a virtual clock and a log the callbacks write into.
+    fn setup() -> (Scheduler, Rc<RefCell<Vec<String>>>) {
+        (
+            Scheduler::new(VirtualClock::new()),
+            Rc::new(RefCell::new(Vec::new())),
+        )
+    }
+
+    fn note(log: &Rc<RefCell<Vec<String>>>, s: &Scheduler, what: &str) {
+        log.borrow_mut()
+            .push(format!("{:.3} {what}", s.time().as_secs_f64()));
+    }
+
+    #[test]
+    fn call_soon_runs_in_fifo_order() {
+        let (s, log) = setup();
+        for name in ["a", "b", "c"] {
+            let log = log.clone();
+            s.call_soon(move |s| note(&log, s, name));
+        }
+        s.run();
+        assert_eq!(*log.borrow(), ["0.000 a", "0.000 b", "0.000 c"]);
+    }
+
+    #[test]
+    fn equal_deadlines_run_in_registration_order() {
+        let (s, log) = setup();
+        for name in ["first", "second", "third"] {
+            let log = log.clone();
+            s.call_later(Duration::from_secs(2), move |s| note(&log, s, name));
+        }
+        let early = log.clone();
+        s.call_later(Duration::from_secs(1), move |s| note(&early, s, "early"));
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            ["1.000 early", "2.000 first", "2.000 second", "2.000 third"]
+        );
+    }
+
+    #[test]
+    fn callbacks_added_during_a_drain_run_in_the_same_drain() {
+        let (s, log) = setup();
+        let (l1, l2, l3) = (log.clone(), log.clone(), log.clone());
+        s.call_soon(move |s| {
+            note(&l1, s, "a");
+            s.call_soon(move |s| note(&l3, s, "a's child"));
+        });
+        s.call_soon(move |s| note(&l2, s, "b"));
+        // A sleeper due now must wait until the drain has emptied the ready queue.
+        let l4 = log.clone();
+        s.call_later(Duration::ZERO, move |s| note(&l4, s, "sleeper"));
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            ["0.000 a", "0.000 b", "0.000 a's child", "0.000 sleeper"]
+        );
+    }
+
+    #[test]
+    fn the_clock_jumps_to_each_deadline_and_never_back() {
+        let (s, log) = setup();
+        let l = log.clone();
+        s.call_later(Duration::from_secs(3), move |s| {
+            note(&l, s, "at 3");
+            // Due "now" while the clock reads 3: runs at 3, not earlier.
+            let l = l.clone();
+            s.call_later(Duration::ZERO, move |s| note(&l, s, "zero delay"));
+        });
+        s.run();
+        assert_eq!(*log.borrow(), ["3.000 at 3", "3.000 zero delay"]);
+        assert_eq!(s.time(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn a_huge_delay_does_not_overflow() {
+        let (s, _) = setup();
+        s.call_later(Duration::MAX, |_| {});
+        assert_eq!(s.pending(), (0, 1));
+    }
+
+    #[test]
+    fn callback_ids_count_up_and_run_returns_when_empty() {
+        let (s, _) = setup();
+        assert_eq!(s.call_soon(|_| {}), CallbackId(1));
+        assert_eq!(s.call_later(Duration::from_secs(1), |_| {}), CallbackId(2));
+        assert_eq!(CallbackId(2).to_string(), "#2");
+        s.run();
+        assert_eq!(s.pending(), (0, 0));
+    }
+}

@@ -1,0 +1,43 @@
+# async-from-scratch: shortcuts. Nothing here is required: each recipe is one plain
+# command you can also type yourself.
+
+# List the recipes.
+default:
+    @just --list
+
+# Run an example of a stage: `just run 1 countdown --virtual-time`.
+run STAGE EXAMPLE *ARGS:
+    cargo run -p stage{{STAGE}} --example {{EXAMPLE}} -- {{ARGS}}
+
+# Run every test (the README's test command).
+test:
+    cargo test --workspace
+
+# Review changed snapshots, one by one (needs `cargo install cargo-insta`).
+snap:
+    cargo insta review
+
+# Build the book into docs/book (needs `cargo install mdbook`).
+book:
+    mdbook build docs
+
+# Serve the book at http://localhost:3000, rebuilding on change.
+serve:
+    mdbook serve docs
+
+# Formatting and clippy, as CI checks them.
+lint:
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Diff two stages' sources: `just diff 1 2`.
+diff A B:
+    diff -ru --color=auto crates/stage{{A}}-*/src crates/stage{{B}}-*/src || true
+
+# Idle CPU and latency of the echo servers (chapters 1 and 4).
+echo-cost *STAGES:
+    bash bench/echo-cost.sh {{STAGES}}
+
+# Everything CI runs.
+ci:
+    bash .ci/run

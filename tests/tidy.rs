@@ -1,0 +1,182 @@
+//! Tidy checks: the conventions that keep the book and the crates readable side by side.
+//!
+//! - every `.rs` file under `crates/` opens with a `//!` module doc;
+//! - every stage crate's lib doc names its book chapter and its seed section;
+//! - every stage ships the three examples every learner can run in any stage;
+//! - every `{{#include path:anchor}}` in `docs/` names a file that exists and an anchor
+//!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() {
+            if name != "target" && name != "book" && !name.to_string_lossy().starts_with('.') {
+                files(&path, ext, out);
+            }
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
+
+/// The stage crates: `crates/stageN-*`, with N.
+fn stages() -> Vec<(u32, PathBuf)> {
+    let mut stages: Vec<_> = fs::read_dir(root().join("crates"))
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let n = name
+                .strip_prefix("stage")?
+                .split('-')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((n, entry.path()))
+        })
+        .collect();
+    stages.sort();
+    stages
+}
+
+#[test]
+fn every_rust_file_under_crates_opens_with_a_module_doc() {
+    let mut rs = Vec::new();
+    files(&root().join("crates"), "rs", &mut rs);
+    assert!(rs.len() > 5, "found only {rs:?}");
+    let offenders: Vec<_> = rs
+        .iter()
+        .filter(|path| !fs::read_to_string(path).unwrap().starts_with("//!"))
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "files without a leading //! doc: {offenders:#?}"
+    );
+}
+
+#[test]
+fn every_stage_names_its_chapter_and_seed_section() {
+    let stages = stages();
+    assert!(!stages.is_empty());
+    for (n, dir) in &stages {
+        let lib = fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+        let doc: String = lib
+            .lines()
+            .take_while(|l| l.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            doc.contains(&format!("Book chapter {n}"))
+                || doc.contains(&format!("Book chapters {n}")),
+            "{}: the lib doc must name book chapter {n}",
+            dir.display()
+        );
+        assert!(
+            doc.contains("seed 00") || doc.contains("seeds 00"),
+            "{}: the lib doc must name the seed section it retraces",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn every_stage_ships_the_three_examples() {
+    for (_, dir) in stages() {
+        for example in ["countdown", "producer_consumer", "echo_server"] {
+            let path = dir.join("examples").join(format!("{example}.rs"));
+            assert!(path.is_file(), "missing {}", path.display());
+        }
+    }
+}
+
+/// The `{{#include ...}}` directives of a Markdown text: (path, optional anchor).
+fn includes(text: &str) -> Vec<(String, Option<String>)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{#include ") {
+        let after = &rest[start + "{{#include ".len()..];
+        // `\{{#include ...}}` is mdBook's escape: text about includes, not an include.
+        if rest[..start].ends_with('\\') {
+            rest = after;
+            continue;
+        }
+        let Some(end) = after.find("}}") else { break };
+        let target = after[..end].trim();
+        let (path, anchor) = match target.split_once(':') {
+            Some((path, anchor)) => (path, Some(anchor)),
+            None => (target, None),
+        };
+        // Line ranges (`file:3:10`, `file:3:`) are not anchors.
+        let anchor = anchor.filter(|a| !a.starts_with(|c: char| c.is_ascii_digit()));
+        found.push((path.to_owned(), anchor.map(str::to_owned)));
+        rest = &after[end..];
+    }
+    found
+}
+
+#[test]
+fn every_book_include_names_a_file_and_anchor_that_exist() {
+    let mut md = Vec::new();
+    files(&root().join("docs/src"), "md", &mut md);
+    assert!(!md.is_empty(), "no book chapters found");
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for chapter in &md {
+        let text = fs::read_to_string(chapter).unwrap();
+        for (path, anchor) in includes(&text) {
+            count += 1;
+            let file = chapter.parent().unwrap().join(&path);
+            let Ok(source) = fs::read_to_string(&file) else {
+                problems.push(format!("{}: no file {path}", chapter.display()));
+                continue;
+            };
+            if let Some(anchor) = anchor {
+                let has = |marker: &str| {
+                    source.lines().any(|line| {
+                        line.trim_start()
+                            .strip_prefix(marker)
+                            .is_some_and(|rest| rest.trim() == anchor)
+                    })
+                };
+                if !has("// ANCHOR:") || !has("// ANCHOR_END:") {
+                    problems.push(format!(
+                        "{}: no anchor {anchor} in {path}",
+                        chapter.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(count > 0, "the book includes no code at all");
+    assert!(
+        problems.is_empty(),
+        "broken includes:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn include_parsing() {
+    let found = includes(
+        "a {{#include ../x.rs:run}} b {{#include y.rs}} {{#include z.rs:3:9}} \\{{#include no}}",
+    );
+    assert_eq!(
+        found,
+        [
+            ("../x.rs".to_owned(), Some("run".to_owned())),
+            ("y.rs".to_owned(), None),
+            ("z.rs".to_owned(), None),
+        ]
+    );
+}
