@@ -12,9 +12,24 @@ mod stage1_countdown;
 #[path = "../crates/stage1-callbacks/examples/producer_consumer.rs"]
 mod stage1_producer_consumer;
 
+#[allow(dead_code)]
+#[path = "../crates/stage2-generators/examples/countdown.rs"]
+mod stage2_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage2-generators/examples/producer_consumer.rs"]
+mod stage2_producer_consumer;
+
 fn stage1(program: fn(&stage1::Scheduler)) -> String {
     stage1::transcript(false, |clock| {
         let s = stage1::Scheduler::new(clock);
+        program(&s);
+        s.run();
+    })
+}
+
+fn stage2(program: fn(&stage2::Scheduler)) -> String {
+    stage1::transcript(false, |clock| {
+        let s = stage2::Scheduler::new(clock);
         program(&s);
         s.run();
     })
@@ -55,18 +70,18 @@ fn side_by_side(columns: &[(&str, String)]) -> String {
 
 #[test]
 fn countdown_on_every_stage() {
-    insta::assert_snapshot!(side_by_side(&[(
-        "stage1",
-        stage1(stage1_countdown::program)
-    )]));
+    insta::assert_snapshot!(side_by_side(&[
+        ("stage1", stage1(stage1_countdown::program)),
+        ("stage2", stage2(stage2_countdown::program)),
+    ]));
 }
 
 #[test]
 fn producer_consumer_on_every_stage() {
-    insta::assert_snapshot!(side_by_side(&[(
-        "stage1",
-        stage1(stage1_producer_consumer::program)
-    )]));
+    insta::assert_snapshot!(side_by_side(&[
+        ("stage1", stage1(stage1_producer_consumer::program)),
+        ("stage2", stage2(stage2_producer_consumer::program)),
+    ]));
 }
 
 #[test]

@@ -56,6 +56,12 @@ pub fn send_and_half_close(mut stream: TcpStream, message: &[u8]) -> io::Result<
     Ok(reply)
 }
 
+/// Connect and close at once: wakes a server blocked in `accept`, so that it notices a
+/// stop request (the servers of stages 2 to 4 check for one after each connection).
+pub fn knock(addr: SocketAddr) -> io::Result<()> {
+    connect(addr).map(drop)
+}
+
 /// A deterministic message of `len` bytes for client `client`, message `n`: cheap to make,
 /// different for every client and message, so a reply routed to the wrong connection or
 /// corrupted in the middle is caught.

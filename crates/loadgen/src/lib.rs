@@ -1,8 +1,10 @@
 //! Echo clients: the other end of every stage's `echo_server`.
 //!
 //! Not a stage and not retracing any seed section: this crate is the test and benchmark
-//! harness. Its [`client`] module holds the small blocking clients the echo tests of every
-//! stage share (connect, round trip, reset, half-close), so that each stage's test reads
-//! as the scenario it checks rather than as socket plumbing.
+//! harness. [`client`] holds small blocking clients (connect, round trip, reset,
+//! half-close) and [`scenario`] the scenarios every stage's echo test runs, so that each
+//! stage's test reads as what it checks rather than as socket plumbing. The `loadgen`
+//! binary drives a server for the benchmarks.
 
 pub mod client;
+pub mod scenario;

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
 use loadgen::client;
+use loadgen::scenario::{self, closed_count};
 use stage1::net::{self, Reply};
 use stage1::{RealClock, Scheduler, Transcript};
 
@@ -34,44 +35,13 @@ fn start(reply: Reply) -> (SocketAddr, Arc<AtomicBool>, thread::JoinHandle<Strin
     (addr, stop, server)
 }
 
-fn closed_count(text: &str) -> usize {
-    text.lines()
-        .filter(|l| l.ends_with("| Connection closed"))
-        .count()
-}
-
 #[test]
 fn serves_several_clients_at_once_and_survives_a_reset() {
     let (addr, stop, server) = start(Reply::Got);
-
-    // A client that resets abruptly, mid-conversation.
-    let mut rude = client::connect(addr).unwrap();
-    client::round_trip(&mut rude, b"Got:", b"hello").unwrap();
-    client::reset(rude).unwrap();
-
-    // Eight clients at once, each holding its connection through five round trips.
-    let clients: Vec<_> = (0..8)
-        .map(|c| {
-            thread::spawn(move || {
-                let mut stream = client::connect(addr).unwrap();
-                for n in 0..5 {
-                    client::round_trip(&mut stream, b"Got:", &client::message(c, n, 40)).unwrap();
-                }
-            })
-        })
-        .collect();
-    for c in clients {
-        c.join().unwrap();
-    }
-
-    // Half-close: the reply to what was sent still arrives before the server closes.
-    let stream = client::connect(addr).unwrap();
-    let reply = client::send_and_half_close(stream, b"last words").unwrap();
-    assert_eq!(reply, b"Got:last words");
-
+    let opened = scenario::several_clients_reset_and_half_close(addr, b"Got:", 8).unwrap();
     stop.store(true, Ordering::Relaxed);
     let text = server.join().unwrap();
-    assert_eq!(closed_count(&text), 10, "{text}");
+    assert_eq!(closed_count(&text), opened, "{text}");
 }
 
 #[test]

@@ -1,0 +1,93 @@
+//! # echo_server (stage 2): one task per connection, still polling
+//!
+//! The seed's `tcp_server` and `echo_handler` (seed 003, section 6), written as they are
+//! there, a task per connection in a plain loop, but with stage 2's tools: `accept`,
+//! `recv` and `sendall` from `stage2::io` try the non-blocking socket and, when it would
+//! block, `sleep` 10 ms and try again.
+//!
+//! Replies `Got:` + data (`--plain`: the data alone); prints `Connection closed` when a
+//! client leaves, politely or with a reset.
+//!
+//! ```text
+//! cargo run -p stage2 --example echo_server            # listens on 127.0.0.1:30000
+//! nc 127.0.0.1 30000
+//! ```
+//!
+//! Look for: the handler reads like blocking code, but the cost is stage 1's: every idle
+//! connection and the listener wake up 100 times a second, and a reply waits for the next
+//! attempt. Stage 4 replaces the polling.
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use stage2::io::{POLL, accept, recv, sendall};
+use stage2::net::{self, EchoArgs, Reply};
+use stage2::{Options, Scheduler, cli, say, sleep, trace};
+
+// ANCHOR: server
+/// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
+/// accepted connection (a test stops the server by setting it and connecting once more).
+pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Relaxed) {
+        match accept(&listener).await {
+            Ok((client, peer)) => {
+                trace!("accept {peer}");
+                s.new_task(echo_handler(client, reply));
+            }
+            // Out of file descriptors, say: report it, wait a little, go on serving.
+            Err(error) => {
+                eprintln!("accept failed: {error}");
+                sleep(POLL).await;
+            }
+        }
+    }
+}
+// ANCHOR_END: server
+
+/// Answer every chunk until the client leaves.
+async fn echo_handler(mut sock: TcpStream, reply: Reply) {
+    if let Err(error) = echo(&mut sock, reply).await {
+        trace!("connection error: {error}");
+    }
+    say!("Connection closed");
+}
+
+// ANCHOR: handler
+async fn echo(sock: &mut TcpStream, reply: Reply) -> io::Result<()> {
+    let mut buf = vec![0; 16 * 1024];
+    let mut out = Vec::new();
+    loop {
+        let n = recv(sock, &mut buf).await?;
+        if n == 0 {
+            return Ok(()); // the client closed its side
+        }
+        out.clear();
+        reply.write(&buf[..n], &mut out);
+        sendall(sock, &out).await?;
+    }
+}
+// ANCHOR_END: handler
+
+/// Serve on `listener` on scheduler `s` until `stop` is set.
+pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    s.new_task(tcp_server(s.clone(), listener, reply, stop));
+}
+
+fn main() {
+    let mut echo = EchoArgs::default();
+    let options = Options::parse_with(
+        "a TCP echo server, a task per connection, polling its sockets",
+        net::ECHO_USAGE,
+        |flag, args| echo.flag(flag, args),
+    );
+    let clock = options.install();
+    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Ok(addr) = listener.local_addr() {
+        eprintln!("listening on {addr} (polling every 10 ms; Ctrl-C to stop)");
+    }
+    let s = Scheduler::new(clock);
+    serve(&s, listener, echo.reply, Arc::new(AtomicBool::new(false)));
+    s.run();
+}

@@ -1,0 +1,326 @@
+//! The coroutine scheduler (book chapter 2, "The scheduler"; seed 003, sections 4.1.2 and
+//! 4.1.3).
+//!
+//! The seed's last generator scheduler has a ready queue of coroutines, the sleeping heap
+//! from stage 1, and a `current` slot. `run` takes one task from the ready queue, makes it
+//! `current`, sends it `None` (runs it to its next pause) and, if it is still `current`,
+//! appends it to the ready queue again. When nothing is ready, it waits for the earliest
+//! sleeper.
+//!
+//! What changed from stage 1:
+//!
+//! - The queue holds *tasks* (paused computations) instead of callbacks; the sleeping heap
+//!   is stage 1's [`TimerHeap`], reused as it is, holding task ids instead of callbacks.
+//! - `coro.send(None)` is `future.poll(cx)`. Python passes the coroutine object around by
+//!   reference; in Rust every task has one owner, the task table, and the queues, the
+//!   heap and `current` hold its [`TaskId`]. While a task runs it is taken out of the table,
+//!   so the scheduler owns it outright during the poll.
+//! - The `Context` passed to `poll` carries a *no-op* waker ([`Waker::noop`]). A waker is
+//!   how a future tells its executor "poll me again", and nothing here needs to: a task that
+//!   is still `current` after its turn is re-queued by the scheduler itself, and a task
+//!   that left `current` is put back by whoever it left it for (the sleeping heap, a queue's
+//!   waiting list). Stage 5 has futures woken from outside the scheduler and needs real
+//!   wakers.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use stage1::{Clock, TimerHeap, trace};
+
+use crate::runtime::{self, Runtime, Suspended};
+
+/// A coroutine as the scheduler holds it: any future of `()`, boxed and pinned.
+pub type Coroutine = Pin<Box<dyn Future<Output = ()>>>;
+
+/// The number a scheduler gives each task, in order; the trace shows it as `#n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskId(pub u64);
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The coroutine scheduler. Cloning gives another handle to the same scheduler.
+#[derive(Clone)]
+pub struct Scheduler {
+    inner: Rc<Inner>,
+}
+
+// ANCHOR: state
+struct Inner {
+    clock: Rc<dyn Clock>,
+    tasks: RefCell<HashMap<TaskId, Coroutine>>, // every unfinished task, by id
+    ready: RefCell<VecDeque<TaskId>>,           // to run now, in order
+    sleeping: RefCell<TimerHeap<TaskId>>,       // stage 1's heap, now of tasks
+    current: Cell<Option<TaskId>>,              // the task being run
+    next_id: Cell<u64>,
+}
+// ANCHOR_END: state
+
+impl Scheduler {
+    /// An empty scheduler running on `clock`.
+    pub fn new(clock: Rc<dyn Clock>) -> Scheduler {
+        Scheduler {
+            inner: Rc::new(Inner {
+                clock,
+                tasks: RefCell::new(HashMap::new()),
+                ready: RefCell::new(VecDeque::new()),
+                sleeping: RefCell::new(TimerHeap::new()),
+                current: Cell::new(None),
+                next_id: Cell::new(0),
+            }),
+        }
+    }
+
+    /// The current time on this scheduler's clock.
+    pub fn time(&self) -> Duration {
+        self.inner.clock.now()
+    }
+
+    /// Add a coroutine (any `Future<Output = ()>`) as a new task, ready to run.
+    pub fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> TaskId {
+        let id = TaskId(self.inner.next_id.get() + 1);
+        self.inner.next_id.set(id.0);
+        trace!("new_task {id}");
+        self.inner
+            .tasks
+            .borrow_mut()
+            .insert(id, Box::pin(coroutine));
+        self.inner.ready.borrow_mut().push_back(id);
+        id
+    }
+
+    /// How many tasks exist, ready or not.
+    pub fn tasks(&self) -> usize {
+        self.inner.tasks.borrow().len()
+    }
+
+    // ANCHOR: run
+    /// Run tasks until none is ready and none is sleeping.
+    pub fn run(&self) {
+        let inner = self.inner.clone();
+        runtime::enter(inner.clone(), || inner.run());
+        let stuck = self.tasks();
+        if stuck > 0 {
+            trace!("run: {stuck} task(s) left waiting for something that never came");
+        }
+    }
+    // ANCHOR_END: run
+}
+
+impl Inner {
+    fn run(&self) {
+        loop {
+            if self.ready.borrow().is_empty() {
+                let Some(timer) = self.sleeping.borrow_mut().pop() else {
+                    break;
+                };
+                trace!(
+                    "ready queue empty: wait until {:.3} for {} (seq {})",
+                    timer.deadline.as_secs_f64(),
+                    timer.item,
+                    timer.sequence
+                );
+                self.clock.sleep_until(timer.deadline);
+                self.ready.borrow_mut().push_back(timer.item);
+            }
+            let id = self.ready.borrow_mut().pop_front().expect("checked above");
+            self.step(id);
+        }
+        trace!("run: nothing ready, nothing sleeping: done");
+    }
+
+    // ANCHOR: step
+    /// One turn of one task: the seed's `current = ready.popleft(); current.send(None)`.
+    fn step(&self, id: TaskId) {
+        // Out of the table while it runs: the scheduler owns it during the poll.
+        let Some(mut coroutine) = self.tasks.borrow_mut().remove(&id) else {
+            return; // finished already; a finished task is never resumed
+        };
+        trace!("resume {id}");
+        self.current.set(Some(id));
+        let mut cx = Context::from_waker(Waker::noop());
+        match coroutine.as_mut().poll(&mut cx) {
+            Poll::Ready(()) => {
+                self.current.set(None);
+                trace!("{id} finished");
+            }
+            Poll::Pending => {
+                self.tasks.borrow_mut().insert(id, coroutine);
+                // Still `current`: it only switched, so it goes to the back of the queue.
+                if let Some(id) = self.current.take() {
+                    self.ready.borrow_mut().push_back(id);
+                }
+            }
+        }
+    }
+    // ANCHOR_END: step
+
+    fn take_current(&self) -> TaskId {
+        self.current
+            .take()
+            .expect("stage2: a task suspended itself twice in one turn, or outside a task")
+    }
+}
+
+impl Runtime for Inner {
+    fn suspend_current(self: Rc<Self>) -> Suspended {
+        let id = self.take_current();
+        trace!("{id} waits");
+        let scheduler = Rc::downgrade(&self);
+        Suspended::new(move || {
+            // The scheduler may be gone by the time a waker fires: then there is no one
+            // left to run the task, and nothing to do.
+            if let Some(inner) = scheduler.upgrade() {
+                trace!("{id} made ready");
+                inner.ready.borrow_mut().push_back(id);
+            }
+        })
+    }
+
+    // ANCHOR: sleep_current
+    fn sleep_current(self: Rc<Self>, delay: Duration) {
+        let id = self.take_current();
+        let deadline = self.clock.now().saturating_add(delay);
+        let sequence = self.sleeping.borrow_mut().push(deadline, id);
+        trace!(
+            "{id} sleeps {:.3} s: due {:.3}, seq {sequence}",
+            delay.as_secs_f64(),
+            deadline.as_secs_f64()
+        );
+    }
+    // ANCHOR_END: sleep_current
+}
+
+impl fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scheduler")
+            .field("time", &self.time())
+            .field("tasks", &self.tasks())
+            .field("ready", &self.inner.ready.borrow().len())
+            .field("sleeping", &self.inner.sleeping.borrow().len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{sleep, switch};
+    use stage1::VirtualClock;
+
+    type Log = Rc<RefCell<Vec<String>>>;
+
+    fn setup() -> (Scheduler, Log) {
+        (Scheduler::new(VirtualClock::new()), Rc::default())
+    }
+
+    fn note(log: &Log, s: &Scheduler, what: &str) {
+        log.borrow_mut()
+            .push(format!("{:.3} {what}", s.time().as_secs_f64()));
+    }
+
+    /// A future that is ready at once and counts how often it is polled.
+    struct CountPolls(Rc<Cell<u32>>);
+    impl Future for CountPolls {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+            self.0.set(self.0.get() + 1);
+            Poll::Ready(())
+        }
+    }
+
+    #[test]
+    fn a_finished_task_is_never_resumed_again() {
+        let (s, _) = setup();
+        let polls = Rc::new(Cell::new(0));
+        let id = s.new_task(CountPolls(polls.clone()));
+        // Queue the same id a second time, as a buggy waker might.
+        s.inner.ready.borrow_mut().push_back(id);
+        s.run();
+        assert_eq!(polls.get(), 1);
+        assert_eq!(s.tasks(), 0);
+    }
+
+    #[test]
+    fn a_sleeping_task_is_not_requeued_early() {
+        let (s, log) = setup();
+        let (l1, s1) = (log.clone(), s.clone());
+        s.new_task(async move {
+            note(&l1, &s1, "sleeper starts");
+            sleep(Duration::from_secs(2)).await;
+            note(&l1, &s1, "sleeper wakes");
+        });
+        let (l2, s2) = (log.clone(), s.clone());
+        s.new_task(async move {
+            for _ in 0..3 {
+                note(&l2, &s2, "spinner");
+                switch().await;
+            }
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "0.000 sleeper starts",
+                "0.000 spinner",
+                "0.000 spinner",
+                "0.000 spinner",
+                "2.000 sleeper wakes"
+            ]
+        );
+    }
+
+    #[test]
+    fn equal_wake_up_times_keep_registration_order() {
+        let (s, log) = setup();
+        for name in ["a", "b", "c"] {
+            let (l, s2) = (log.clone(), s.clone());
+            s.new_task(async move {
+                sleep(Duration::from_secs(1)).await;
+                note(&l, &s2, name);
+            });
+        }
+        s.run();
+        assert_eq!(*log.borrow(), ["1.000 a", "1.000 b", "1.000 c"]);
+    }
+
+    #[test]
+    fn switch_gives_round_robin() {
+        let (s, log) = setup();
+        for name in ["x", "y"] {
+            let (l, s2) = (log.clone(), s.clone());
+            s.new_task(async move {
+                for i in 0..2 {
+                    note(&l, &s2, &format!("{name}{i}"));
+                    switch().await;
+                }
+            });
+        }
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            ["0.000 x0", "0.000 y0", "0.000 x1", "0.000 y1"]
+        );
+    }
+
+    #[test]
+    fn a_task_waiting_for_nothing_is_left_behind_not_spun() {
+        let (s, _) = setup();
+        s.new_task(async {
+            // Suspend and drop the handle: nobody will ever wake this task.
+            drop(crate::runtime::suspend());
+            switch().await;
+        });
+        s.run();
+        assert_eq!(s.tasks(), 1);
+    }
+}
