@@ -19,6 +19,13 @@ mod stage2_countdown;
 #[path = "../crates/stage2-generators/examples/producer_consumer.rs"]
 mod stage2_producer_consumer;
 
+#[allow(dead_code)]
+#[path = "../crates/stage3-tasks/examples/countdown.rs"]
+mod stage3_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage3-tasks/examples/producer_consumer.rs"]
+mod stage3_producer_consumer;
+
 fn stage1(program: fn(&stage1::Scheduler)) -> String {
     stage1::transcript(false, |clock| {
         let s = stage1::Scheduler::new(clock);
@@ -73,6 +80,8 @@ fn countdown_on_every_stage() {
     insta::assert_snapshot!(side_by_side(&[
         ("stage1", stage1(stage1_countdown::program)),
         ("stage2", stage2(stage2_countdown::program)),
+        // Stage 3's scheduler is stage 1's: the same runner drives it.
+        ("stage3", stage1(stage3_countdown::program)),
     ]));
 }
 
@@ -81,6 +90,7 @@ fn producer_consumer_on_every_stage() {
     insta::assert_snapshot!(side_by_side(&[
         ("stage1", stage1(stage1_producer_consumer::program)),
         ("stage2", stage2(stage2_producer_consumer::program)),
+        ("stage3", stage1(stage3_producer_consumer::program)),
     ]));
 }
 

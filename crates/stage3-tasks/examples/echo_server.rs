@@ -1,0 +1,89 @@
+//! # echo_server (stage 3): stage 2's server on the hybrid scheduler
+//!
+//! Seed 003, section 6's `tcp_server` and `echo_handler`, a task per connection, running on
+//! stage 1's callback scheduler through `Task`s. The socket operations are stage 2's
+//! polling ones (`stage3::io`, re-exported): try the non-blocking socket, and on
+//! `WouldBlock` sleep 10 ms, which on this scheduler means `call_later(0.010, task)`.
+//!
+//! Replies `Got:` + data (`--plain`: the data alone); prints `Connection closed` when a
+//! client leaves, politely or with a reset.
+//!
+//! ```text
+//! cargo run -p stage3 --example echo_server            # listens on 127.0.0.1:30000
+//! nc 127.0.0.1 30000
+//! ```
+//!
+//! Look for: the same code as stage 2's server; only the scheduler underneath changed.
+//! The polling cost is unchanged too: stage 4 removes it.
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use stage3::io::{POLL, accept, recv, sendall};
+use stage3::net::{self, EchoArgs, Reply};
+use stage3::{NewTask, Options, Scheduler, cli, say, sleep, trace};
+
+// ANCHOR: server
+/// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
+/// accepted connection (a test stops the server by setting it and connecting once more).
+pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Relaxed) {
+        match accept(&listener).await {
+            Ok((client, peer)) => {
+                trace!("accept {peer}");
+                s.new_task(echo_handler(client, reply));
+            }
+            Err(error) => {
+                eprintln!("accept failed: {error}");
+                sleep(POLL).await;
+            }
+        }
+    }
+}
+// ANCHOR_END: server
+
+/// Answer every chunk until the client leaves.
+async fn echo_handler(mut sock: TcpStream, reply: Reply) {
+    if let Err(error) = echo(&mut sock, reply).await {
+        trace!("connection error: {error}");
+    }
+    say!("Connection closed");
+}
+
+async fn echo(sock: &mut TcpStream, reply: Reply) -> io::Result<()> {
+    let mut buf = vec![0; 16 * 1024];
+    let mut out = Vec::new();
+    loop {
+        let n = recv(sock, &mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        out.clear();
+        reply.write(&buf[..n], &mut out);
+        sendall(sock, &out).await?;
+    }
+}
+
+/// Serve on `listener` on scheduler `s` until `stop` is set.
+pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    s.new_task(tcp_server(s.clone(), listener, reply, stop));
+}
+
+fn main() {
+    let mut echo = EchoArgs::default();
+    let options = Options::parse_with(
+        "a TCP echo server, a task per connection, on the callback scheduler",
+        net::ECHO_USAGE,
+        |flag, args| echo.flag(flag, args),
+    );
+    let clock = options.install();
+    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Ok(addr) = listener.local_addr() {
+        eprintln!("listening on {addr} (polling every 10 ms; Ctrl-C to stop)");
+    }
+    let s = Scheduler::new(clock);
+    serve(&s, listener, echo.reply, Arc::new(AtomicBool::new(false)));
+    s.run();
+}

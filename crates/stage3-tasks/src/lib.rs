@@ -1,0 +1,27 @@
+//! # Stage 3: the task-wrapping hybrid
+//!
+//! Book chapter 3. Retraces seed 003, section 5: asyncio's real design, where a `Task`
+//! wraps a coroutine so that the *callback* scheduler of stage 1 runs it like any other
+//! callback. Plain callbacks and tasks share one ready queue and one timer heap.
+//!
+//! | module | concept | seed |
+//! | --- | --- | --- |
+//! | [`task`] | `Task` (a callback that drives a coroutine), `current`, `new_task`, `sleep` as `call_later` | 5 |
+//!
+//! Everything else is reused, not copied: the scheduler, clock and output contract of stage
+//! 1; `switch`, `sleep`, the `Runtime` trait, the awaitable `AsyncQueue` and the polling
+//! socket operations of stage 2. `Task` implements stage 2's `Runtime`, which is all those
+//! need to work on this scheduler.
+
+pub mod task;
+
+pub use task::{NewTask, Task, TaskId};
+
+/// The callback scheduler of stage 1, unchanged.
+pub use stage1::Scheduler;
+/// Stage 1's clock and output contract.
+pub use stage1::{
+    Clock, Options, RealClock, Transcript, VirtualClock, cli, console, net, say, trace, transcript,
+};
+/// Stage 2's coroutine tools; on this scheduler, `sleep` is `call_later` of the current task.
+pub use stage2::{AsyncQueue, QueueClosed, io, sleep, switch};

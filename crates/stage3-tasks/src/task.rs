@@ -1,0 +1,265 @@
+//! A `Task`: a coroutine wrapped so that it can be scheduled like a callback (book chapter
+//! 3, "The Task"; seed 003, section 5).
+//!
+//! This is asyncio's real design. Stage 1's scheduler runs callbacks and knows nothing
+//! about coroutines; stage 2's runs coroutines and knows nothing about callbacks. A
+//! [`Task`] joins them: it owns a coroutine, and calling it (the seed's `__call__`) polls the
+//! coroutine once. If the coroutine only switched, the task schedules *itself* again with
+//! `call_soon`, exactly like a callback that reschedules itself. The scheduler is stage 1's,
+//! unchanged; it never learns that some of its callbacks are tasks.
+//!
+//! What changed, visibly, from the seed: the seed adds a `current` attribute to its
+//! `Scheduler`. We reuse stage 1's `Scheduler` as it is (re-exported, not copied), and it has
+//! no such field; `current` belongs to the tasks anyway, so it lives here, as a
+//! thread-local slot beside the `Task` that fills it.
+//!
+//! A running task is also what its coroutine talks to: `Task` implements stage 2's
+//! [`Runtime`], so stage 2's `sleep` and `AsyncQueue` work unchanged. Where stage 2 parked
+//! a sleeper in its own heap, a task now asks stage 1's scheduler to call it later:
+//! `sleep` is `call_later(delay, current task)`, the seed's one-liner.
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::future::Future;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use stage1::{Scheduler, trace};
+use stage2::runtime::{self, Runtime, Suspended};
+use stage2::scheduler::Coroutine;
+
+pub use stage2::TaskId;
+
+thread_local! {
+    /// The seed's `sched.current`: the task whose coroutine is running right now.
+    static CURRENT: RefCell<Option<Rc<Task>>> = const { RefCell::new(None) };
+    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A coroutine wrapped as a callback. Held in an `Rc`: the scheduler's queue, a sleeping
+/// timer or a queue's waiting list may each hold the task while it waits.
+pub struct Task {
+    id: TaskId,
+    coroutine: RefCell<Option<Coroutine>>, // taken out while it runs
+    done: Cell<bool>,
+    scheduler: Scheduler,
+}
+
+impl Task {
+    /// Wrap `coroutine` as a task for `scheduler` (not scheduled yet).
+    pub fn new(scheduler: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
+        let id = TaskId(NEXT_ID.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        }));
+        Rc::new(Task {
+            id,
+            coroutine: RefCell::new(Some(Box::pin(coroutine))),
+            done: Cell::new(false),
+            scheduler: scheduler.clone(),
+        })
+    }
+
+    /// The task's number, shown as `t1`, `t2`, ... in the trace.
+    pub fn id(&self) -> TaskId {
+        self.id
+    }
+
+    /// True once the coroutine has returned.
+    pub fn is_done(&self) -> bool {
+        self.done.get()
+    }
+
+    /// Schedule this task's next step with `call_soon`: how a task is made ready.
+    pub fn schedule(self: Rc<Self>) {
+        let scheduler = self.scheduler.clone();
+        scheduler.call_soon(move |s| self.run(s));
+    }
+
+    // ANCHOR: run
+    /// The seed's `Task.__call__`: drive the coroutine one step. If it is still the current
+    /// task afterwards (it only switched), schedule the next step at once.
+    pub fn run(self: Rc<Self>, s: &Scheduler) {
+        // Taken out while it runs; a finished task has none, so it is never run again.
+        let Some(mut coroutine) = self.coroutine.borrow_mut().take() else {
+            return;
+        };
+        trace!("step t{}", self.id.0);
+        CURRENT.with(|c| *c.borrow_mut() = Some(self.clone())); // sched.current = self
+        let mut cx = Context::from_waker(Waker::noop());
+        let poll = runtime::enter(self.clone(), || coroutine.as_mut().poll(&mut cx));
+        let still_current = CURRENT.with(|c| c.borrow_mut().take()).is_some();
+        match poll {
+            Poll::Ready(()) => {
+                self.done.set(true); // the coroutine is dropped here: never run again
+                trace!("t{} finished", self.id.0);
+            }
+            Poll::Pending => {
+                *self.coroutine.borrow_mut() = Some(coroutine);
+                if still_current {
+                    // if sched.current: sched.ready.append(self)
+                    s.call_soon(move |s| self.run(s));
+                }
+            }
+        }
+    }
+    // ANCHOR_END: run
+}
+
+/// Take the running task out of the `current` slot: the seed's `sched.current = None`.
+fn take_current() -> Rc<Task> {
+    CURRENT
+        .with(|c| c.borrow_mut().take())
+        .expect("stage3: a task suspended itself twice in one step")
+}
+
+impl Runtime for Task {
+    fn suspend_current(self: Rc<Self>) -> Suspended {
+        let task = take_current();
+        trace!("t{} waits", task.id.0);
+        Suspended::new(move || {
+            trace!("t{} made ready", task.id.0);
+            task.schedule();
+        })
+    }
+
+    // ANCHOR: sleep
+    fn sleep_current(self: Rc<Self>, delay: Duration) {
+        let task = take_current();
+        trace!("t{} sleeps {:.3} s", task.id.0, delay.as_secs_f64());
+        self.scheduler.call_later(delay, move |s| task.run(s));
+    }
+    // ANCHOR_END: sleep
+}
+
+impl fmt::Debug for Task {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Task")
+            .field("id", &self.id)
+            .field("done", &self.is_done())
+            .finish()
+    }
+}
+
+// ANCHOR: new_task
+/// What stage 3 adds to stage 1's scheduler: `new_task`, the seed's
+/// `self.ready.append(Task(coro))`.
+pub trait NewTask {
+    /// Wrap `coroutine` in a [`Task`] and schedule its first step with `call_soon`.
+    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task>;
+}
+
+impl NewTask for Scheduler {
+    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
+        let task = Task::new(self, coroutine);
+        trace!("new_task t{}", task.id.0);
+        task.clone().schedule();
+        task
+    }
+}
+// ANCHOR_END: new_task
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+    use stage2::{AsyncQueue, sleep, switch};
+
+    type Log = Rc<RefCell<Vec<String>>>;
+
+    fn note(log: &Log, what: impl Into<String>) {
+        log.borrow_mut().push(what.into());
+    }
+
+    #[test]
+    fn a_task_that_finishes_is_not_called_again() {
+        let s = Scheduler::new(VirtualClock::new());
+        let steps = Rc::new(Cell::new(0));
+        let counter = steps.clone();
+        let task = s.new_task(async move {
+            counter.set(counter.get() + 1);
+            switch().await;
+            counter.set(counter.get() + 1);
+        });
+        s.run();
+        assert_eq!(steps.get(), 2);
+        assert!(task.is_done());
+        // Calling the finished task again, as a stale callback might, does nothing.
+        let again = task.clone();
+        s.call_soon(move |s| again.run(s));
+        s.run();
+        assert_eq!(steps.get(), 2);
+    }
+
+    #[test]
+    fn callbacks_and_tasks_interleave_in_fifo_order() {
+        let s = Scheduler::new(VirtualClock::new());
+        let log: Log = Rc::default();
+        let l = log.clone();
+        s.call_soon(move |_| note(&l, "callback 1"));
+        let l = log.clone();
+        s.new_task(async move {
+            note(&l, "task step 1");
+            switch().await;
+            note(&l, "task step 2");
+        });
+        let l = log.clone();
+        s.call_soon(move |s| {
+            note(&l, "callback 2");
+            let l = l.clone();
+            s.call_soon(move |_| note(&l, "callback 3"));
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "callback 1",
+                "task step 1",
+                "callback 2",
+                "task step 2",
+                "callback 3"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_task_woken_by_the_queue_runs_after_the_callbacks_already_queued() {
+        let s = Scheduler::new(VirtualClock::new());
+        let log: Log = Rc::default();
+        let q = AsyncQueue::new();
+        let (l, q2) = (log.clone(), q.clone());
+        s.new_task(async move {
+            let item = q2.get().await.unwrap();
+            note(&l, format!("consumer got {item}"));
+        });
+        let (l, q2) = (log.clone(), q.clone());
+        s.call_later(Duration::from_secs(1), move |s| {
+            let l2 = l.clone();
+            s.call_soon(move |_| note(&l2, "queued before put"));
+            q2.put(7).unwrap();
+            note(&l, "put done");
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            ["put done", "queued before put", "consumer got 7"]
+        );
+    }
+
+    #[test]
+    fn sleep_is_call_later_of_the_task() {
+        let s = Scheduler::new(VirtualClock::new());
+        let log: Log = Rc::default();
+        let (l, s2) = (log.clone(), s.clone());
+        s.new_task(async move {
+            sleep(Duration::from_secs(2)).await;
+            note(&l, format!("woke at {:.3}", s2.time().as_secs_f64()));
+        });
+        // After the first step the task is not in the ready queue but a sleeping timer.
+        let probe = s.clone();
+        s.call_soon(move |_| assert_eq!(probe.pending(), (0, 1)));
+        s.run();
+        assert_eq!(*log.borrow(), ["woke at 2.000"]);
+    }
+}

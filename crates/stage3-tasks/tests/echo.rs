@@ -1,0 +1,58 @@
+//! The stage 2 echo server with real clients on 127.0.0.1: several at once, a reset and a
+//! half-close (the scenario every stage runs, from `loadgen::scenario`). The server runs
+//! the example's own `serve` on its own thread, on the real clock.
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+
+use loadgen::client;
+use loadgen::scenario::{self, closed_count};
+use stage3::net::{self, Reply};
+use stage3::{RealClock, Scheduler, Transcript};
+
+/// Serve with `reply` while `clients` runs against the server; returns what the server
+/// printed and how many connections the clients made.
+fn with_server(
+    reply: Reply,
+    clients: impl FnOnce(std::net::SocketAddr) -> usize,
+) -> (String, usize) {
+    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let server = thread::spawn(move || {
+        let clock = RealClock::new();
+        let transcript = Transcript::capture(clock.clone(), false);
+        let s = Scheduler::new(clock);
+        echo_server::serve(&s, listener, reply, flag);
+        s.run();
+        transcript.text()
+    });
+    let opened = clients(addr);
+    stop.store(true, Ordering::Relaxed);
+    client::knock(addr).unwrap();
+    (server.join().unwrap(), opened + 1)
+}
+
+#[test]
+fn serves_several_clients_at_once_and_survives_a_reset() {
+    let (text, opened) = with_server(Reply::Got, |addr| {
+        scenario::several_clients_reset_and_half_close(addr, b"Got:", 8).unwrap()
+    });
+    assert_eq!(closed_count(&text), opened, "{text}");
+}
+
+#[test]
+fn plain_mode_echoes_bytes_unchanged() {
+    let (text, opened) = with_server(Reply::Plain, |addr| {
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", b"plain bytes").unwrap();
+        1
+    });
+    assert_eq!(closed_count(&text), opened);
+}
