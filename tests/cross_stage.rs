@@ -26,6 +26,13 @@ mod stage3_countdown;
 #[path = "../crates/stage3-tasks/examples/producer_consumer.rs"]
 mod stage3_producer_consumer;
 
+#[allow(dead_code)]
+#[path = "../crates/stage4-select/examples/countdown.rs"]
+mod stage4_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage4-select/examples/producer_consumer.rs"]
+mod stage4_producer_consumer;
+
 fn stage1(program: fn(&stage1::Scheduler)) -> String {
     stage1::transcript(false, |clock| {
         let s = stage1::Scheduler::new(clock);
@@ -39,6 +46,14 @@ fn stage2(program: fn(&stage2::Scheduler)) -> String {
         let s = stage2::Scheduler::new(clock);
         program(&s);
         s.run();
+    })
+}
+
+fn stage4(program: fn(&stage4::Scheduler)) -> String {
+    stage1::transcript(false, |clock| {
+        let s = stage4::Scheduler::new(clock).expect("a selector");
+        program(&s);
+        s.run().expect("no I/O errors without sockets");
     })
 }
 
@@ -82,6 +97,7 @@ fn countdown_on_every_stage() {
         ("stage2", stage2(stage2_countdown::program)),
         // Stage 3's scheduler is stage 1's: the same runner drives it.
         ("stage3", stage1(stage3_countdown::program)),
+        ("stage4", stage4(stage4_countdown::program)),
     ]));
 }
 
@@ -91,6 +107,7 @@ fn producer_consumer_on_every_stage() {
         ("stage1", stage1(stage1_producer_consumer::program)),
         ("stage2", stage2(stage2_producer_consumer::program)),
         ("stage3", stage1(stage3_producer_consumer::program)),
+        ("stage4", stage4(stage4_producer_consumer::program)),
     ]));
 }
 

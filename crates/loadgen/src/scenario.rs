@@ -61,3 +61,48 @@ pub fn closed_count(transcript: &str) -> usize {
         .filter(|l| l.ends_with("| Connection closed"))
         .count()
 }
+
+/// Echo one `size`-byte message (use `--plain`): one thread writes it while this one reads
+/// the echo back and checks every byte, so neither side can deadlock on full buffers. A
+/// message of several MiB makes the server's writes partial.
+pub fn big_message(addr: SocketAddr, size: usize) -> io::Result<()> {
+    use std::io::{Read, Write};
+    let stream = client::connect(addr)?;
+    let mut writer = stream.try_clone()?;
+    let message: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    let expected = message.clone();
+    let sending = thread::spawn(move || writer.write_all(&message));
+    let mut reader = stream;
+    let mut echoed = vec![0; size];
+    reader.read_exact(&mut echoed)?;
+    sending
+        .join()
+        .map_err(|_| io::Error::other("the writer thread panicked"))??;
+    if echoed != expected {
+        let at = echoed.iter().zip(&expected).position(|(a, b)| a != b);
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the echo differs from the message at byte {at:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A client that floods the server without reading the replies until the socket takes no
+/// more, then resets the connection while the server is in the middle of answering.
+pub fn reset_mid_stream(addr: SocketAddr) -> io::Result<()> {
+    use std::io::Write;
+    let mut stream = client::connect(addr)?;
+    stream.set_nonblocking(true)?;
+    let chunk = vec![b'z'; 64 * 1024];
+    let mut sent = 0usize;
+    // Bounded: at most 64 MiB, though the buffers fill long before that.
+    while sent < 64 << 20 {
+        match stream.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) => return Err(e),
+        }
+    }
+    client::reset(stream)
+}

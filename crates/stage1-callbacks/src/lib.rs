@@ -32,5 +32,5 @@ pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};
 pub use console::{Transcript, transcript};
 pub use queue::{AsyncQueue, QueueClosed};
-pub use scheduler::{CallbackId, Scheduler};
+pub use scheduler::{CallbackId, Schedule, Scheduler};
 pub use timer::{Timer, TimerHeap};

@@ -27,14 +27,29 @@ use crate::clock::Clock;
 use crate::timer::TimerHeap;
 use crate::trace;
 
-/// The seed's callbacks are Python functions of no arguments; ours take the scheduler that
-/// runs them, which replaces the seed's global `sched`.
-type BoxedCallback = Box<dyn FnOnce(&Scheduler)>;
+/// A scheduled callback, with the number the trace knows it by. The seed's callbacks are
+/// Python functions of no arguments; ours take the scheduler `S` that runs them, which
+/// replaces the seed's global `sched`. (Generic so that stage 4's scheduler, which adds
+/// I/O, can hold callbacks that take *it*.)
+pub struct Callback<S> {
+    /// The callback's number.
+    pub id: CallbackId,
+    run: Box<dyn FnOnce(&S)>,
+}
 
-/// A scheduled callback, with the number the trace knows it by.
-struct Callback {
-    id: CallbackId,
-    run: BoxedCallback,
+impl<S> Callback<S> {
+    /// Box `run` as callback number `id`.
+    pub fn new(id: CallbackId, run: impl FnOnce(&S) + 'static) -> Self {
+        Callback {
+            id,
+            run: Box::new(run),
+        }
+    }
+
+    /// Run it (once: it is consumed).
+    pub fn call(self, scheduler: &S) {
+        (self.run)(scheduler)
+    }
 }
 
 /// The number a scheduler gives each callback it accepts, in order; the trace shows it as
@@ -48,6 +63,20 @@ impl fmt::Display for CallbackId {
     }
 }
 
+// ANCHOR: schedule
+/// What a callback scheduler offers the code it runs: the seed's `call_soon`, `call_later`
+/// and the time. Stage 1's [`Scheduler`] implements it, and so does stage 4's, which adds
+/// I/O; stage 3's `Task` is written against this trait, so it runs on either.
+pub trait Schedule: Clone + 'static {
+    /// Run `callback` as soon as the callbacks already waiting have run.
+    fn call_soon(&self, callback: impl FnOnce(&Self) + 'static) -> CallbackId;
+    /// Run `callback` once `delay` has passed.
+    fn call_later(&self, delay: Duration, callback: impl FnOnce(&Self) + 'static) -> CallbackId;
+    /// The current time on the scheduler's clock.
+    fn time(&self) -> Duration;
+}
+// ANCHOR_END: schedule
+
 /// The callback scheduler: a ready queue, a sleeping heap and a loop. Cloning gives another
 /// handle to the same scheduler.
 #[derive(Clone)]
@@ -58,8 +87,8 @@ pub struct Scheduler {
 // ANCHOR: state
 struct Inner {
     clock: Rc<dyn Clock>,
-    ready: RefCell<VecDeque<Callback>>, // to run now, first in first out
-    sleeping: RefCell<TimerHeap<Callback>>, // to run later, earliest deadline first
+    ready: RefCell<VecDeque<Callback<Scheduler>>>, // to run now, first in first out
+    sleeping: RefCell<TimerHeap<Callback<Scheduler>>>, // to run later, earliest first
     next_id: Cell<u64>,
 }
 // ANCHOR_END: state
@@ -87,13 +116,10 @@ impl Scheduler {
         &self.inner.clock
     }
 
-    fn wrap(&self, run: impl FnOnce(&Scheduler) + 'static) -> Callback {
+    fn wrap(&self, run: impl FnOnce(&Scheduler) + 'static) -> Callback<Scheduler> {
         let id = self.inner.next_id.get() + 1;
         self.inner.next_id.set(id);
-        Callback {
-            id: CallbackId(id),
-            run: Box::new(run),
-        }
+        Callback::new(CallbackId(id), run)
     }
 
     // ANCHOR: call_soon
@@ -161,12 +187,26 @@ impl Scheduler {
                 let next = self.inner.ready.borrow_mut().pop_front();
                 let Some(callback) = next else { break };
                 trace!("run {}", callback.id);
-                (callback.run)(self);
+                callback.call(self);
             }
         }
         trace!("run: nothing ready, nothing sleeping: done");
     }
     // ANCHOR_END: run
+}
+
+impl Schedule for Scheduler {
+    fn call_soon(&self, callback: impl FnOnce(&Self) + 'static) -> CallbackId {
+        Scheduler::call_soon(self, callback)
+    }
+
+    fn call_later(&self, delay: Duration, callback: impl FnOnce(&Self) + 'static) -> CallbackId {
+        Scheduler::call_later(self, delay, callback)
+    }
+
+    fn time(&self) -> Duration {
+        Scheduler::time(self)
+    }
 }
 
 impl fmt::Debug for Scheduler {

@@ -25,30 +25,32 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use stage1::{Scheduler, trace};
+use stage1::{Schedule, trace};
 use stage2::runtime::{self, Runtime, Suspended};
 use stage2::scheduler::Coroutine;
 
 pub use stage2::TaskId;
 
 thread_local! {
-    /// The seed's `sched.current`: the task whose coroutine is running right now.
-    static CURRENT: RefCell<Option<Rc<Task>>> = const { RefCell::new(None) };
+    /// The seed's `sched.current`: which task's coroutine is running right now. The slot
+    /// holds the task's id; the task itself is at hand whenever the slot is looked at.
+    static CURRENT: Cell<Option<TaskId>> = const { Cell::new(None) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A coroutine wrapped as a callback. Held in an `Rc`: the scheduler's queue, a sleeping
-/// timer or a queue's waiting list may each hold the task while it waits.
-pub struct Task {
+/// A coroutine wrapped as a callback of any [`Schedule`]r: stage 1's `Scheduler`, or
+/// stage 4's. Held in an `Rc`: the ready queue, a sleeping timer or a queue's waiting list
+/// may each hold the task while it waits.
+pub struct Task<S: Schedule> {
     id: TaskId,
     coroutine: RefCell<Option<Coroutine>>, // taken out while it runs
     done: Cell<bool>,
-    scheduler: Scheduler,
+    scheduler: S,
 }
 
-impl Task {
+impl<S: Schedule> Task<S> {
     /// Wrap `coroutine` as a task for `scheduler` (not scheduled yet).
-    pub fn new(scheduler: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
+    pub fn new(scheduler: &S, coroutine: impl Future<Output = ()> + 'static) -> Rc<Self> {
         let id = TaskId(NEXT_ID.with(|n| {
             n.set(n.get() + 1);
             n.get()
@@ -80,16 +82,16 @@ impl Task {
     // ANCHOR: run
     /// The seed's `Task.__call__`: drive the coroutine one step. If it is still the current
     /// task afterwards (it only switched), schedule the next step at once.
-    pub fn run(self: Rc<Self>, s: &Scheduler) {
+    pub fn run(self: Rc<Self>, s: &S) {
         // Taken out while it runs; a finished task has none, so it is never run again.
         let Some(mut coroutine) = self.coroutine.borrow_mut().take() else {
             return;
         };
         trace!("step t{}", self.id.0);
-        CURRENT.with(|c| *c.borrow_mut() = Some(self.clone())); // sched.current = self
+        CURRENT.set(Some(self.id)); // sched.current = self
         let mut cx = Context::from_waker(Waker::noop());
         let poll = runtime::enter(self.clone(), || coroutine.as_mut().poll(&mut cx));
-        let still_current = CURRENT.with(|c| c.borrow_mut().take()).is_some();
+        let still_current = CURRENT.take() == Some(self.id);
         match poll {
             Poll::Ready(()) => {
                 self.done.set(true); // the coroutine is dropped here: never run again
@@ -107,33 +109,42 @@ impl Task {
     // ANCHOR_END: run
 }
 
-/// Take the running task out of the `current` slot: the seed's `sched.current = None`.
-fn take_current() -> Rc<Task> {
-    CURRENT
-        .with(|c| c.borrow_mut().take())
-        .expect("stage3: a task suspended itself twice in one step")
+impl<S: Schedule> Task<S> {
+    /// Take this (running) task out of the `current` slot: the seed's
+    /// `sched.current = None`.
+    fn leave_current(&self) {
+        let current = CURRENT.take();
+        assert_eq!(
+            current,
+            Some(self.id),
+            "stage3: a task suspended itself twice in one step, or outside its step"
+        );
+    }
 }
 
-impl Runtime for Task {
+// While a task's coroutine runs, the task itself is the `Runtime` it talks to (see `run`):
+// `self` below is the running task.
+impl<S: Schedule> Runtime for Task<S> {
     fn suspend_current(self: Rc<Self>) -> Suspended {
-        let task = take_current();
-        trace!("t{} waits", task.id.0);
+        self.leave_current();
+        trace!("t{} waits", self.id.0);
         Suspended::new(move || {
-            trace!("t{} made ready", task.id.0);
-            task.schedule();
+            trace!("t{} made ready", self.id.0);
+            self.schedule();
         })
     }
 
     // ANCHOR: sleep
     fn sleep_current(self: Rc<Self>, delay: Duration) {
-        let task = take_current();
-        trace!("t{} sleeps {:.3} s", task.id.0, delay.as_secs_f64());
-        self.scheduler.call_later(delay, move |s| task.run(s));
+        self.leave_current();
+        trace!("t{} sleeps {:.3} s", self.id.0, delay.as_secs_f64());
+        let scheduler = self.scheduler.clone();
+        scheduler.call_later(delay, move |s| self.run(s));
     }
     // ANCHOR_END: sleep
 }
 
-impl fmt::Debug for Task {
+impl<S: Schedule> fmt::Debug for Task<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Task")
             .field("id", &self.id)
@@ -143,15 +154,15 @@ impl fmt::Debug for Task {
 }
 
 // ANCHOR: new_task
-/// What stage 3 adds to stage 1's scheduler: `new_task`, the seed's
+/// What stage 3 adds to any callback scheduler: `new_task`, the seed's
 /// `self.ready.append(Task(coro))`.
-pub trait NewTask {
+pub trait NewTask: Schedule {
     /// Wrap `coroutine` in a [`Task`] and schedule its first step with `call_soon`.
-    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task>;
+    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task<Self>>;
 }
 
-impl NewTask for Scheduler {
-    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
+impl<S: Schedule> NewTask for S {
+    fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task<Self>> {
         let task = Task::new(self, coroutine);
         trace!("new_task t{}", task.id.0);
         task.clone().schedule();
@@ -163,7 +174,7 @@ impl NewTask for Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use stage1::{Scheduler, VirtualClock};
     use stage2::{AsyncQueue, sleep, switch};
 
     type Log = Rc<RefCell<Vec<String>>>;

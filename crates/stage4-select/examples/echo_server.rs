@@ -1,0 +1,108 @@
+//! # echo_server (stage 4): a real concurrent echo server
+//!
+//! Seed 003, section 6, the whole program. A task per connection awaits `recv`; when no
+//! socket is ready the scheduler sleeps in `select`, so an idle server costs nothing and a
+//! reply leaves as soon as the data arrives. Replies `Got:` + data (`--plain`: the bytes
+//! unchanged, for standard echo clients and benchmarks); prints `Connection closed` on end
+//! of stream or a reset.
+//!
+//! `--with-producer N` runs the seed's complete program: producer(q, N) and its consumer
+//! alongside the server, printing as they go, to show that both make progress on one
+//! thread.
+//!
+//! ```text
+//! cargo run -p stage4 --example echo_server -- --with-producer 100 --timestamps
+//! nc 127.0.0.1 30000                       # in another terminal; type lines
+//! ```
+//!
+//! Look for: with `--trace`, each `select` line shows its timeout (the time to the
+//! producer's next item, or "block" when only sockets are waited on) and what became ready.
+
+#[allow(dead_code)]
+#[path = "producer_consumer.rs"]
+pub mod producer_consumer;
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use stage4::net::{self, EchoArgs, Reply};
+use stage4::{NewTask, Options, Scheduler, cli, say, trace};
+
+// ANCHOR: server
+/// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
+/// accepted connection (a test stops the server by setting it and connecting once more).
+pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Relaxed) {
+        match s.accept(&listener).await {
+            Ok((client, peer)) => {
+                trace!("accept {peer}");
+                s.new_task(echo_handler(s.clone(), client, reply));
+            }
+            // Out of file descriptors, say: report it and keep serving the others.
+            Err(error) => eprintln!("accept failed: {error}"),
+        }
+    }
+}
+
+/// Answer every chunk until the client leaves.
+async fn echo_handler(s: Scheduler, mut sock: TcpStream, reply: Reply) {
+    if let Err(error) = echo(&s, &mut sock, reply).await {
+        trace!("connection error: {error}");
+    }
+    say!("Connection closed");
+}
+
+async fn echo(s: &Scheduler, sock: &mut TcpStream, reply: Reply) -> io::Result<()> {
+    let mut buf = vec![0; 64 * 1024];
+    let mut out = Vec::new();
+    loop {
+        let n = s.recv(sock, &mut buf).await?;
+        if n == 0 {
+            return Ok(()); // the client closed its side
+        }
+        out.clear();
+        reply.write(&buf[..n], &mut out);
+        // Until the reply is out we do not read more: a client that never reads cannot
+        // make the server buffer without bound.
+        s.sendall(sock, &out).await?;
+    }
+}
+// ANCHOR_END: server
+
+/// Serve on `listener` on scheduler `s` until `stop` is set.
+pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+    s.new_task(tcp_server(s.clone(), listener, reply, stop));
+}
+
+fn main() {
+    let mut echo = EchoArgs::default();
+    let mut producer = None;
+    let options = Options::parse_with(
+        "a TCP echo server: a task per connection, waiting in select",
+        &format!(
+            "{}\n      --with-producer N  also run producer(q, N) and a consumer, as the seed does",
+            net::ECHO_USAGE
+        ),
+        |flag, args| {
+            if flag == "with-producer" {
+                use stage4::cli::lexopt::ValueExt;
+                producer = Some(args.value()?.parse::<u32>()?);
+                return Ok(true);
+            }
+            echo.flag(flag, args)
+        },
+    );
+    let clock = options.install();
+    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Ok(addr) = listener.local_addr() {
+        eprintln!("listening on {addr} (Ctrl-C to stop)");
+    }
+    let s = Scheduler::new(clock).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Some(count) = producer {
+        producer_consumer::start(&s, count);
+    }
+    serve(&s, listener, echo.reply, Arc::new(AtomicBool::new(false)));
+    s.run().unwrap_or_else(|error| cli::exit_with_error(error));
+}

@@ -1,0 +1,109 @@
+//! Socket operations that wait instead of polling (book chapter 4, "accept, recv, send";
+//! seed 003, section 6, `Scheduler.recv`/`send`/`accept`).
+//!
+//! The seed's `recv` is three lines: `read_wait(sock, self.current)`, `self.current = None`,
+//! `await switch()`, then `sock.recv(...)`. The task files itself under the socket, steps
+//! out of `current`, and is made ready again by the loop when the selector reports the
+//! socket. Ours do the same through [`Scheduler::wait`], with two changes:
+//!
+//! - the wait is registered *before* the task steps out of `current`, so that a refused wait
+//!   (a bad fd, a second waiter) is an error returned to a task that is still running,
+//!   not a task parked forever;
+//! - readiness is a hint, not a promise: after waking, the operation may still answer
+//!   `WouldBlock` (another reader got there first, a spurious wake-up), and then the task
+//!   simply waits again.
+//!
+//! And one addition: the seed's `send` ignores partial writes (`sock.send` may take only
+//! part of the data). [`Scheduler::sendall`] loops until every byte is written.
+//!
+//! What changed from stage 3: the same names as stage 2's polling `io` functions, now
+//! methods of the scheduler (as in the seed), and no `sleep` anywhere.
+
+use std::cell::Cell;
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::rc::Rc;
+
+use stage2::runtime::{self, Suspended};
+use stage2::switch;
+
+use crate::scheduler::Scheduler;
+use crate::selector::Interest;
+
+impl Scheduler {
+    // ANCHOR: wait
+    /// Suspend the running task until `source` is ready for `interest`.
+    pub async fn wait(&self, source: &impl AsRawFd, interest: Interest) -> io::Result<()> {
+        // Register first, with an empty slot for the task; only once that worked does the
+        // task step out of `current` into the slot.
+        let slot: Rc<Cell<Option<Suspended>>> = Rc::default();
+        let wake = slot.clone();
+        let callback = move |_: &Scheduler| {
+            if let Some(task) = wake.take() {
+                task.resume();
+            }
+        };
+        match interest {
+            Interest::Read => self.read_wait(source, callback)?,
+            Interest::Write => self.write_wait(source, callback)?,
+        }
+        slot.set(Some(runtime::suspend())); // sched.current = None
+        switch().await;
+        Ok(())
+    }
+    // ANCHOR_END: wait
+
+    /// Retry `op` until it does not answer `WouldBlock`, waiting for `interest` in between.
+    async fn retry<T>(
+        &self,
+        source: &impl AsRawFd,
+        interest: Interest,
+        mut op: impl FnMut() -> io::Result<T>,
+    ) -> io::Result<T> {
+        loop {
+            self.wait(source, interest).await?;
+            match op() {
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                result => return result,
+            }
+        }
+    }
+
+    // ANCHOR: recv
+    /// Wait until `sock` is readable, then receive into `buf`: `Ok(0)` at end of stream.
+    pub async fn recv(&self, sock: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+        let fd = sock.as_raw_fd();
+        self.retry(&fd, Interest::Read, || sock.read(buf)).await
+    }
+    // ANCHOR_END: recv
+
+    /// Wait until `sock` is writable, then send as much of `data` as it takes.
+    pub async fn send(&self, sock: &mut TcpStream, data: &[u8]) -> io::Result<usize> {
+        let fd = sock.as_raw_fd();
+        self.retry(&fd, Interest::Write, || sock.write(data)).await
+    }
+
+    // ANCHOR: sendall
+    /// Send all of `data`: `send` may take only part of it (a full socket buffer), and the
+    /// seed's server would silently drop the rest.
+    pub async fn sendall(&self, sock: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            match self.send(sock, data).await? {
+                0 => return Err(ErrorKind::WriteZero.into()),
+                n => data = &data[n..],
+            }
+        }
+        Ok(())
+    }
+    // ANCHOR_END: sendall
+
+    /// Wait until `listener` has a connection, accept it, and make it non-blocking.
+    pub async fn accept(&self, listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+        let (stream, peer) = self
+            .retry(listener, Interest::Read, || listener.accept())
+            .await?;
+        stream.set_nonblocking(true)?;
+        Ok((stream, peer))
+    }
+}

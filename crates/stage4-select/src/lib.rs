@@ -1,0 +1,34 @@
+//! # Stage 4: select-based I/O
+//!
+//! Book chapter 4. Retraces seed 003, section 6: instead of polling sockets, the scheduler
+//! asks the operating system which sockets are ready, and sleeps in that call until one is
+//! or the next timer is due. Tasks wait with `read_wait`/`write_wait`; `accept`, `recv`,
+//! `send` and `sendall` are built on them; the echo server finally serves many clients at
+//! no cost while idle.
+//!
+//! | module | concept | seed |
+//! | --- | --- | --- |
+//! | [`selector`] | `Selector` (the `select()` call) and `MioSelector` on `mio::Poll`; one-shot waits on an edge-triggered selector | 6, `select` |
+//! | [`scheduler`] | `Scheduler`: stage 1's queues + I/O waits; the loop with `select`; `run_once` | 6, `Scheduler.run` |
+//! | [`io`] | `wait`, `accept`, `recv`, `send`, `sendall` | 6, `Scheduler.recv` … |
+//!
+//! Reused, not copied: stage 1's `Schedule` trait, `Callback`, `TimerHeap`, clock and output
+//! contract; stage 2's `switch`, `Runtime`, `AsyncQueue` and `sleep`; stage 3's `Task` and
+//! `new_task`, which run on this scheduler because it implements `Schedule`.
+
+pub mod io;
+pub mod scheduler;
+pub mod selector;
+
+pub use scheduler::Scheduler;
+pub use selector::{Interest, MioSelector, Selector};
+
+/// Stage 1's clock, scheduling trait and output contract.
+pub use stage1::{
+    Clock, Options, RealClock, Schedule, Transcript, VirtualClock, cli, console, net, say, trace,
+    transcript,
+};
+/// Stage 2's coroutine tools: on this scheduler `sleep` is `call_later` of the task.
+pub use stage2::{AsyncQueue, QueueClosed, sleep, switch};
+/// Stage 3's tasks, which run on this scheduler unchanged.
+pub use stage3::{NewTask, Task, TaskId};

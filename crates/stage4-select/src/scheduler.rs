@@ -1,0 +1,357 @@
+//! The scheduler with I/O (book chapter 4, "The run loop with I/O"; seed 003, section 6).
+//!
+//! Stage 1's callback scheduler, plus the seed's `_read_waiting` and `_write_waiting`:
+//! callbacks waiting for a socket. `read_wait(sock, callback)` files the callback under the
+//! socket and tells the [`Selector`]; the loop runs what is ready and, when nothing is,
+//! sleeps *in the selector*, with a timeout that ends at the next timer's deadline, then
+//! makes ready the callbacks whose sockets became ready and the timers that came due.
+//!
+//! What changed from stage 3: stage 3 reused stage 1's scheduler as it was; its `run` could
+//! only sleep, so a task waiting for a socket had to poll it. This scheduler's loop is
+//! stage 1's with the sleep replaced by `select`, written out again here because the loop is
+//! the lesson (`just diff 1 4` on `scheduler.rs` shows exactly what I/O adds). It implements
+//! stage 1's [`Schedule`] trait, so stage 3's `Task` runs on it unchanged.
+//!
+//! Three of the seed's bugs are fixed here, each with a test:
+//! - it wakes a sleeper only when `now > deadline`; on a clock where `now` can *equal* the
+//!   deadline (the virtual one, or a coarse real one) the loop spins forever with a zero
+//!   timeout. We wake at `now >= deadline` (`TimerHeap::pop_due`).
+//! - a second `read_wait` on the same socket replaces the first in the seed's dict, and the
+//!   first task is lost. Here it is an error (`AlreadyExists`) and the first wait stands.
+//! - the virtual clock must not block in `select` while timers are pending: it polls with a
+//!   zero timeout and, if nothing is ready, jumps to the next deadline.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::rc::Rc;
+use std::time::Duration;
+
+use stage1::scheduler::Callback;
+use stage1::{CallbackId, Clock, Schedule, TimerHeap, trace};
+
+use crate::selector::{Interest, MioSelector, Selector};
+
+/// The callback scheduler with I/O waits. Cloning gives another handle to the same one.
+#[derive(Clone)]
+pub struct Scheduler {
+    inner: Rc<Inner>,
+}
+
+// ANCHOR: state
+struct Inner {
+    clock: Rc<dyn Clock>,
+    ready: RefCell<VecDeque<Callback<Scheduler>>>,
+    sleeping: RefCell<TimerHeap<Callback<Scheduler>>>,
+    waiting: RefCell<HashMap<(RawFd, Interest), Callback<Scheduler>>>, // the seed's two dicts
+    selector: RefCell<MioSelector>,
+    next_id: Cell<u64>,
+}
+// ANCHOR_END: state
+
+impl Scheduler {
+    /// An empty scheduler running on `clock`. Fails only if the operating system refuses
+    /// a selector (out of file descriptors, say).
+    pub fn new(clock: Rc<dyn Clock>) -> io::Result<Scheduler> {
+        Ok(Scheduler {
+            inner: Rc::new(Inner {
+                clock,
+                ready: RefCell::new(VecDeque::new()),
+                sleeping: RefCell::new(TimerHeap::new()),
+                waiting: RefCell::new(HashMap::new()),
+                selector: RefCell::new(MioSelector::new()?),
+                next_id: Cell::new(0),
+            }),
+        })
+    }
+
+    /// The current time on this scheduler's clock.
+    pub fn time(&self) -> Duration {
+        self.inner.clock.now()
+    }
+
+    fn wrap(&self, run: impl FnOnce(&Scheduler) + 'static) -> Callback<Scheduler> {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        Callback::new(CallbackId(id), run)
+    }
+
+    /// Run `callback` as soon as the callbacks already waiting have run.
+    pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
+        let callback = self.wrap(callback);
+        let id = callback.id;
+        trace!("call_soon {id}");
+        self.inner.ready.borrow_mut().push_back(callback);
+        id
+    }
+
+    /// Run `callback` once `delay` has passed.
+    pub fn call_later(
+        &self,
+        delay: Duration,
+        callback: impl FnOnce(&Scheduler) + 'static,
+    ) -> CallbackId {
+        let callback = self.wrap(callback);
+        let id = callback.id;
+        let deadline = self.time().saturating_add(delay);
+        let sequence = self.inner.sleeping.borrow_mut().push(deadline, callback);
+        trace!(
+            "call_later {id} in {:.3} s: due {:.3}, seq {sequence}",
+            delay.as_secs_f64(),
+            deadline.as_secs_f64()
+        );
+        id
+    }
+
+    // ANCHOR: read_wait
+    /// Run `callback` once `source` is readable. One wait per socket and direction: a
+    /// second is refused with `AlreadyExists` (the seed silently dropped the first).
+    pub fn read_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Scheduler) + 'static,
+    ) -> io::Result<()> {
+        self.io_wait(source.as_raw_fd(), Interest::Read, callback)
+    }
+    // ANCHOR_END: read_wait
+
+    /// Run `callback` once `source` is writable. One wait per socket and direction.
+    pub fn write_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Scheduler) + 'static,
+    ) -> io::Result<()> {
+        self.io_wait(source.as_raw_fd(), Interest::Write, callback)
+    }
+
+    fn io_wait(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        callback: impl FnOnce(&Scheduler) + 'static,
+    ) -> io::Result<()> {
+        // The selector refuses a second wait, and a bad fd, before anything is stored.
+        self.inner.selector.borrow_mut().add(fd, interest)?;
+        let callback = self.wrap(callback);
+        trace!("{interest}_wait fd {fd}: {} waits", callback.id);
+        self.inner
+            .waiting
+            .borrow_mut()
+            .insert((fd, interest), callback);
+        Ok(())
+    }
+
+    /// Stop waiting on `source` in direction `interest`, dropping the waiting callback.
+    /// Returns whether there was one.
+    pub fn cancel_wait(&self, source: &impl AsRawFd, interest: Interest) -> io::Result<bool> {
+        let fd = source.as_raw_fd();
+        let removed = self.inner.waiting.borrow_mut().remove(&(fd, interest));
+        self.inner.selector.borrow_mut().remove(fd, interest)?;
+        Ok(removed.is_some())
+    }
+
+    /// How many callbacks are ready, sleeping, and waiting for I/O.
+    pub fn pending(&self) -> (usize, usize, usize) {
+        (
+            self.inner.ready.borrow().len(),
+            self.inner.sleeping.borrow().len(),
+            self.inner.waiting.borrow().len(),
+        )
+    }
+
+    // ANCHOR: run
+    /// Run until nothing is ready, sleeping or waiting for I/O: the seed's
+    /// `while self.ready or self.sleeping or self._read_waiting or self._write_waiting`.
+    pub fn run(&self) -> io::Result<()> {
+        while self.pending() != (0, 0, 0) {
+            self.run_once()?;
+        }
+        trace!("run: nothing ready, sleeping or waiting: done");
+        Ok(())
+    }
+
+    /// One turn of the loop: if nothing is ready, wait for I/O or the next timer; then run
+    /// every ready callback, including those added meanwhile.
+    pub fn run_once(&self) -> io::Result<()> {
+        if self.inner.ready.borrow().is_empty() {
+            self.wait_for_events()?;
+        }
+        loop {
+            let next = self.inner.ready.borrow_mut().pop_front();
+            let Some(callback) = next else { break };
+            trace!("run {}", callback.id);
+            callback.call(self);
+        }
+        Ok(())
+    }
+    // ANCHOR_END: run
+
+    // ANCHOR: wait_for_events
+    /// Sleep in the selector until a socket is ready or the next timer is due; move the
+    /// ready callbacks and the due timers to the ready queue.
+    fn wait_for_events(&self) -> io::Result<()> {
+        let clock = &self.inner.clock;
+        let next_deadline = self.inner.sleeping.borrow().peek().map(|t| t.deadline);
+        // How long to block. On the virtual clock never block while a timer is pending:
+        // poll, and if nothing is ready, jump to the deadline instead of waiting for it.
+        let timeout = match next_deadline {
+            None => None, // no timer: block until some socket is ready
+            Some(_) if clock.is_virtual() => Some(Duration::ZERO),
+            Some(deadline) => Some(deadline.saturating_sub(clock.now())),
+        };
+        match (timeout, next_deadline) {
+            (Some(_), Some(deadline)) if clock.is_virtual() => trace!(
+                "select: poll without waiting (virtual clock; next timer at {:.3})",
+                deadline.as_secs_f64()
+            ),
+            (Some(t), _) => trace!("select: timeout {:.3} s", t.as_secs_f64()),
+            (None, _) => trace!("select: no timer, block until a socket is ready"),
+        }
+        let mut events = Vec::new();
+        self.inner
+            .selector
+            .borrow_mut()
+            .select(timeout, &mut events)?;
+        for &(fd, interest) in &events {
+            if let Some(callback) = self.inner.waiting.borrow_mut().remove(&(fd, interest)) {
+                trace!("select: fd {fd} ready to {interest}, {} ready", callback.id);
+                self.inner.ready.borrow_mut().push_back(callback);
+            }
+        }
+        if let (true, true, Some(deadline)) = (events.is_empty(), clock.is_virtual(), next_deadline)
+        {
+            trace!(
+                "select: nothing ready, jump to {:.3}",
+                deadline.as_secs_f64()
+            );
+            clock.sleep_until(deadline);
+        }
+        // The seed wakes a sleeper when `now > deadline`: never, on a clock that stands
+        // exactly at the deadline. `pop_due` takes `deadline <= now`.
+        let now = clock.now();
+        loop {
+            let due = self.inner.sleeping.borrow_mut().pop_due(now);
+            let Some(timer) = due else { break };
+            trace!(
+                "timer due {:.3} (seq {}): {} ready",
+                timer.deadline.as_secs_f64(),
+                timer.sequence,
+                timer.item.id
+            );
+            self.inner.ready.borrow_mut().push_back(timer.item);
+        }
+        Ok(())
+    }
+    // ANCHOR_END: wait_for_events
+}
+
+impl Schedule for Scheduler {
+    fn call_soon(&self, callback: impl FnOnce(&Self) + 'static) -> CallbackId {
+        Scheduler::call_soon(self, callback)
+    }
+
+    fn call_later(&self, delay: Duration, callback: impl FnOnce(&Self) + 'static) -> CallbackId {
+        Scheduler::call_later(self, delay, callback)
+    }
+
+    fn time(&self) -> Duration {
+        Scheduler::time(self)
+    }
+}
+
+impl fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ready, sleeping, waiting) = self.pending();
+        f.debug_struct("Scheduler")
+            .field("time", &self.time())
+            .field("ready", &ready)
+            .field("sleeping", &sleeping)
+            .field("waiting", &waiting)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+
+    type Log = Rc<RefCell<Vec<String>>>;
+
+    fn pair() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (b, _) = listener.accept().unwrap();
+        b.set_nonblocking(true).unwrap();
+        (a, b)
+    }
+
+    #[test]
+    fn a_sleeper_due_exactly_now_runs_in_one_turn() {
+        // The seed's `now > deadline` would leave this timer in the heap forever on a clock
+        // that stands exactly at its deadline, and `run` would spin.
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let ran = Rc::new(Cell::new(false));
+        let flag = ran.clone();
+        s.call_later(Duration::from_secs(2), move |_| flag.set(true));
+        s.run_once().unwrap();
+        assert!(ran.get());
+        assert_eq!(s.time(), Duration::from_secs(2));
+        assert_eq!(s.pending(), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_second_wait_on_a_socket_is_an_error_and_the_first_still_fires() {
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let (mut a, b) = pair();
+        let log: Log = Rc::default();
+        let l = log.clone();
+        s.read_wait(&b, move |_| l.borrow_mut().push("first".into()))
+            .unwrap();
+        let l = log.clone();
+        let error = s
+            .read_wait(&b, move |_| l.borrow_mut().push("second".into()))
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
+        a.write_all(b"x").unwrap();
+        s.run().unwrap();
+        assert_eq!(*log.borrow(), ["first"]);
+    }
+
+    #[test]
+    fn io_and_timers_share_the_loop_on_the_virtual_clock() {
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let (mut a, b) = pair();
+        let log: Log = Rc::default();
+        let l = log.clone();
+        s.call_later(Duration::from_secs(5), move |s| {
+            l.borrow_mut()
+                .push(format!("timer at {:.3}", s.time().as_secs_f64()))
+        });
+        let l = log.clone();
+        s.read_wait(&b, move |s| {
+            l.borrow_mut()
+                .push(format!("readable at {:.3}", s.time().as_secs_f64()))
+        })
+        .unwrap();
+        a.write_all(b"x").unwrap();
+        s.run().unwrap();
+        // The socket was ready at once: it is served before the clock jumps to the timer.
+        assert_eq!(*log.borrow(), ["readable at 0.000", "timer at 5.000"]);
+    }
+
+    #[test]
+    fn cancel_wait_removes_the_callback() {
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let (_a, b) = pair();
+        s.write_wait(&b, |_| panic!("cancelled")).unwrap();
+        assert!(s.cancel_wait(&b, Interest::Write).unwrap());
+        assert!(!s.cancel_wait(&b, Interest::Write).unwrap());
+        s.run().unwrap();
+        assert_eq!(s.pending(), (0, 0, 0));
+    }
+}

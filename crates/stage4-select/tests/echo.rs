@@ -1,0 +1,71 @@
+//! The stage 4 echo server with real clients on 127.0.0.1: 200 concurrent clients with
+//! several messages each, a 4 MiB message that forces partial writes, a client that resets
+//! mid-stream and one that half-closes; after each, the server goes on serving.
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+
+use loadgen::client;
+use loadgen::scenario::{self, closed_count};
+use stage4::net::{self, Reply};
+use stage4::{RealClock, Scheduler, Transcript};
+
+/// Serve with `reply` while `clients` runs against the server; returns what the server
+/// printed and how many connections were made in all.
+fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (String, usize) {
+    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let server = thread::spawn(move || {
+        let clock = RealClock::new();
+        let transcript = Transcript::capture(clock.clone(), false);
+        let s = Scheduler::new(clock).unwrap();
+        echo_server::serve(&s, listener, reply, flag);
+        s.run().unwrap();
+        transcript.text()
+    });
+    let opened = clients(addr);
+    stop.store(true, Ordering::Relaxed);
+    client::knock(addr).unwrap();
+    (server.join().unwrap(), opened + 1)
+}
+
+#[test]
+fn two_hundred_clients_a_reset_and_a_half_close() {
+    let (text, opened) = with_server(Reply::Got, |addr| {
+        scenario::several_clients_reset_and_half_close(addr, b"Got:", 200).unwrap()
+    });
+    assert_eq!(closed_count(&text), opened);
+}
+
+#[test]
+fn a_4_mib_message_comes_back_intact() {
+    let (text, opened) = with_server(Reply::Plain, |addr| {
+        scenario::big_message(addr, 4 << 20).unwrap();
+        // And the server still serves the next client.
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", b"after the big one").unwrap();
+        2
+    });
+    assert_eq!(closed_count(&text), opened);
+}
+
+#[test]
+fn a_client_that_resets_mid_stream_does_not_stop_the_server() {
+    let (text, opened) = with_server(Reply::Plain, |addr| {
+        scenario::reset_mid_stream(addr).unwrap();
+        let mut stream = client::connect(addr).unwrap();
+        for n in 0..3 {
+            client::round_trip(&mut stream, b"", &client::message(0, n, 100)).unwrap();
+        }
+        2
+    });
+    assert_eq!(closed_count(&text), opened);
+}
