@@ -1,10 +1,42 @@
 //! The echo scenarios every stage's echo test runs, written once.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
 use crate::client;
+
+/// Run an echo server on its own thread while `clients` talks to it, then stop it.
+///
+/// `server` gets a listener on a free 127.0.0.1 port and a stop flag; it serves until the
+/// flag is set, then returns what it printed. Every stage's server checks the flag after
+/// each accepted connection, so stopping is: set the flag, connect once more ([`knock`]).
+/// `clients` gets the address and returns how many connections it opened. Returns the
+/// server's output and the number of connections it saw, the knock included.
+///
+/// [`knock`]: client::knock
+pub fn with_server(
+    server: impl FnOnce(TcpListener, Arc<AtomicBool>) -> String + Send + 'static,
+    clients: impl FnOnce(SocketAddr) -> usize,
+) -> (String, usize) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
+    listener
+        .set_nonblocking(true)
+        .expect("a non-blocking listener");
+    let addr = listener.local_addr().expect("the listener's address");
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let running = thread::spawn(move || server(listener, flag));
+    let opened = clients(addr);
+    stop.store(true, Ordering::Relaxed);
+    client::knock(addr).expect("the server still listens");
+    (
+        running.join().expect("the server thread panicked"),
+        opened + 1,
+    )
+}
 
 /// Several clients at once, a reset and a half-close:
 ///

@@ -25,8 +25,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use stage1::net::{self, EchoArgs, Reply};
-use stage1::{Options, Scheduler, cli, say, trace};
+use stage1::net::{EchoSetup, Reply};
+use stage1::{Scheduler, say, trace};
 
 /// How often every socket is asked whether it has something for us.
 pub const POLL: Duration = Duration::from_millis(10);
@@ -36,22 +36,23 @@ pub const POLL: Duration = Duration::from_millis(10);
 const MAX_OUTBOX: usize = 1 << 20;
 
 // ANCHOR: accept
-/// Poll `listener` for new clients every [`POLL`] until `stop` is set; start a polling
-/// callback chain for each client.
+/// Poll `listener` for new clients every [`POLL`], starting a polling callback chain for
+/// each. Checks `stop` after each accepted connection (a test stops the server by setting
+/// it and connecting once more).
 pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
-    if stop.load(Ordering::Relaxed) {
-        return; // dropping the listener closes it
-    }
     loop {
         match listener.accept() {
             Ok((stream, peer)) => {
                 trace!("accept {peer}");
                 match stream.set_nonblocking(true) {
                     Ok(()) => {
-                        let connection = Connection::new(stream, reply, stop.clone());
+                        let connection = Connection::new(stream, reply);
                         s.call_soon(move |s| connection.poll(s));
                     }
                     Err(error) => eprintln!("cannot serve {peer}: {error}"),
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return; // dropping the listener closes it
                 }
             }
             Err(error) if error.kind() == ErrorKind::WouldBlock => break,
@@ -72,16 +73,14 @@ struct Connection {
     stream: TcpStream,
     outbox: Vec<u8>,
     reply: Reply,
-    stop: Arc<AtomicBool>,
 }
 
 impl Connection {
-    fn new(stream: TcpStream, reply: Reply, stop: Arc<AtomicBool>) -> Self {
+    fn new(stream: TcpStream, reply: Reply) -> Self {
         Connection {
             stream,
             outbox: Vec::new(),
             reply,
-            stop,
         }
     }
 
@@ -90,10 +89,10 @@ impl Connection {
     /// owns the connection and moves it into the next callback: no shared state.
     fn poll(mut self, s: &Scheduler) {
         match self.step() {
-            Ok(true) if !self.stop.load(Ordering::Relaxed) => {
+            Ok(true) => {
                 s.call_later(POLL, move |s| self.poll(s));
             }
-            Ok(_) => say!("Connection closed"),
+            Ok(false) => say!("Connection closed"),
             Err(error) => {
                 trace!("connection error: {error}");
                 say!("Connection closed");
@@ -137,19 +136,12 @@ impl Connection {
 }
 
 fn main() {
-    let mut echo = EchoArgs::default();
-    let options = Options::parse_with(
+    let setup = EchoSetup::from_args(
         "a TCP echo server that polls its sockets with call_later",
-        net::ECHO_USAGE,
-        |flag, args| echo.flag(flag, args),
+        false,
     );
-    let clock = options.install();
-    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
-    if let Ok(addr) = listener.local_addr() {
-        eprintln!("listening on {addr} (polling every 10 ms; Ctrl-C to stop)");
-    }
-    let s = Scheduler::new(clock);
+    let s = Scheduler::new(setup.clock);
     let stop = Arc::new(AtomicBool::new(false));
-    s.call_soon(move |s| serve(s, listener, echo.reply, stop));
+    s.call_soon(move |s| serve(s, setup.listener, setup.reply, stop));
     s.run();
 }

@@ -9,6 +9,10 @@
 use std::fmt;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
+use std::rc::Rc;
+
+use crate::cli::{self, Options};
+use crate::clock::Clock;
 
 /// Where the echo servers listen unless told otherwise: loopback only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:30000";
@@ -50,6 +54,61 @@ impl EchoArgs {
         Ok(true)
     }
 }
+
+/// `--with-producer N`, for the servers that run the seed's producer and consumer beside
+/// themselves (stage 4 onwards).
+pub const PRODUCER_USAGE: &str =
+    "      --with-producer N  also run producer(q, N) and a consumer, as the seed does";
+
+// ANCHOR: echo_setup
+/// Everything an echo server's `main` needs before it can serve: parsed flags, the
+/// installed console, and a listening socket.
+pub struct EchoSetup {
+    /// The clock the flags asked for.
+    pub clock: Rc<dyn Clock>,
+    /// How to answer.
+    pub reply: Reply,
+    /// The listening socket, non-blocking.
+    pub listener: TcpListener,
+    /// `--with-producer N`, if given (only accepted when asked for).
+    pub with_producer: Option<u32>,
+}
+
+impl EchoSetup {
+    /// Parse this process's flags (the common ones, `--addr`, `--plain`, and
+    /// `--with-producer N` if `producer` is true), install the console and listen. A bad
+    /// flag exits with 2; an address that cannot be listened on exits with 1 and one line
+    /// saying why.
+    pub fn from_args(about: &str, producer: bool) -> EchoSetup {
+        let mut echo = EchoArgs::default();
+        let mut with_producer = None;
+        let usage = if producer {
+            format!("{ECHO_USAGE}\n{PRODUCER_USAGE}")
+        } else {
+            ECHO_USAGE.to_owned()
+        };
+        let options = Options::parse_with(about, &usage, |flag, args| {
+            if producer && flag == "with-producer" {
+                use lexopt::ValueExt;
+                with_producer = Some(args.value()?.parse::<u32>()?);
+                return Ok(true);
+            }
+            echo.flag(flag, args)
+        });
+        let clock = options.install();
+        let listener = listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+        if let Ok(addr) = listener.local_addr() {
+            eprintln!("listening on {addr} (Ctrl-C to stop)");
+        }
+        EchoSetup {
+            clock,
+            reply: echo.reply,
+            listener,
+            with_producer,
+        }
+    }
+}
+// ANCHOR_END: echo_setup
 
 /// Why a server could not start listening.
 #[derive(Debug)]

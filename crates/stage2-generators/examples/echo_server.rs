@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use stage2::io::{POLL, accept, recv, sendall};
-use stage2::net::{self, EchoArgs, Reply};
-use stage2::{Options, Scheduler, cli, say, sleep, trace};
+use stage2::net::{EchoSetup, Reply};
+use stage2::{Scheduler, say, sleep, trace};
 
 // ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
@@ -76,18 +76,16 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let mut echo = EchoArgs::default();
-    let options = Options::parse_with(
+    let setup = EchoSetup::from_args(
         "a TCP echo server, a task per connection, polling its sockets",
-        net::ECHO_USAGE,
-        |flag, args| echo.flag(flag, args),
+        false,
     );
-    let clock = options.install();
-    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
-    if let Ok(addr) = listener.local_addr() {
-        eprintln!("listening on {addr} (polling every 10 ms; Ctrl-C to stop)");
-    }
-    let s = Scheduler::new(clock);
-    serve(&s, listener, echo.reply, Arc::new(AtomicBool::new(false)));
+    let s = Scheduler::new(setup.clock);
+    serve(
+        &s,
+        setup.listener,
+        setup.reply,
+        Arc::new(AtomicBool::new(false)),
+    );
     s.run();
 }

@@ -1,4 +1,4 @@
-//! The stage 2 echo server with real clients on 127.0.0.1: several at once, a reset and a
+//! The stage 3 echo server with real clients on 127.0.0.1: several at once, a reset and a
 //! half-close (the scenario every stage runs, from `loadgen::scenario`). The server runs
 //! the example's own `serve` on its own thread, on the real clock.
 
@@ -6,37 +6,26 @@
 #[path = "../examples/echo_server.rs"]
 mod echo_server;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
+use std::net::SocketAddr;
 
 use loadgen::client;
 use loadgen::scenario::{self, closed_count};
-use stage3::net::{self, Reply};
+use stage3::net::Reply;
 use stage3::{RealClock, Scheduler, Transcript};
 
-/// Serve with `reply` while `clients` runs against the server; returns what the server
-/// printed and how many connections the clients made.
-fn with_server(
-    reply: Reply,
-    clients: impl FnOnce(std::net::SocketAddr) -> usize,
-) -> (String, usize) {
-    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let server = thread::spawn(move || {
-        let clock = RealClock::new();
-        let transcript = Transcript::capture(clock.clone(), false);
-        let s = Scheduler::new(clock);
-        echo_server::serve(&s, listener, reply, flag);
-        s.run();
-        transcript.text()
-    });
-    let opened = clients(addr);
-    stop.store(true, Ordering::Relaxed);
-    client::knock(addr).unwrap();
-    (server.join().unwrap(), opened + 1)
+/// Serve with `reply` while `clients` runs; the server's output and the connection count.
+fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (String, usize) {
+    scenario::with_server(
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = Transcript::capture(clock.clone(), false);
+            let s = Scheduler::new(clock);
+            echo_server::serve(&s, listener, reply, stop);
+            s.run();
+            transcript.text()
+        },
+        clients,
+    )
 }
 
 #[test]

@@ -27,8 +27,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use stage4::net::{self, EchoArgs, Reply};
-use stage4::{NewTask, Options, Scheduler, cli, say, trace};
+use stage4::net::{EchoSetup, Reply};
+use stage4::{NewTask, Scheduler, cli, say, trace};
 
 // ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
@@ -77,32 +77,15 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let mut echo = EchoArgs::default();
-    let mut producer = None;
-    let options = Options::parse_with(
+    let setup = EchoSetup::from_args(
         "a TCP echo server: a task per connection, waiting in select",
-        &format!(
-            "{}\n      --with-producer N  also run producer(q, N) and a consumer, as the seed does",
-            net::ECHO_USAGE
-        ),
-        |flag, args| {
-            if flag == "with-producer" {
-                use stage4::cli::lexopt::ValueExt;
-                producer = Some(args.value()?.parse::<u32>()?);
-                return Ok(true);
-            }
-            echo.flag(flag, args)
-        },
+        true,
     );
-    let clock = options.install();
-    let listener = net::listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
-    if let Ok(addr) = listener.local_addr() {
-        eprintln!("listening on {addr} (Ctrl-C to stop)");
-    }
-    let s = Scheduler::new(clock).unwrap_or_else(|error| cli::exit_with_error(error));
-    if let Some(count) = producer {
+    let s = Scheduler::new(setup.clock).unwrap_or_else(|error| cli::exit_with_error(error));
+    if let Some(count) = setup.with_producer {
         producer_consumer::start(&s, count);
     }
-    serve(&s, listener, echo.reply, Arc::new(AtomicBool::new(false)));
+    let stop = Arc::new(AtomicBool::new(false));
+    serve(&s, setup.listener, setup.reply, stop);
     s.run().unwrap_or_else(|error| cli::exit_with_error(error));
 }

@@ -7,34 +7,25 @@
 mod echo_server;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
 
 use loadgen::client;
 use loadgen::scenario::{self, closed_count};
-use stage4::net::{self, Reply};
+use stage4::net::Reply;
 use stage4::{RealClock, Scheduler, Transcript};
 
-/// Serve with `reply` while `clients` runs against the server; returns what the server
-/// printed and how many connections were made in all.
+/// Serve with `reply` while `clients` runs; the server's output and the connection count.
 fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (String, usize) {
-    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let server = thread::spawn(move || {
-        let clock = RealClock::new();
-        let transcript = Transcript::capture(clock.clone(), false);
-        let s = Scheduler::new(clock).unwrap();
-        echo_server::serve(&s, listener, reply, flag);
-        s.run().unwrap();
-        transcript.text()
-    });
-    let opened = clients(addr);
-    stop.store(true, Ordering::Relaxed);
-    client::knock(addr).unwrap();
-    (server.join().unwrap(), opened + 1)
+    scenario::with_server(
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = Transcript::capture(clock.clone(), false);
+            let s = Scheduler::new(clock).unwrap();
+            echo_server::serve(&s, listener, reply, stop);
+            s.run().unwrap();
+            transcript.text()
+        },
+        clients,
+    )
 }
 
 #[test]
