@@ -33,6 +33,13 @@ mod stage4_countdown;
 #[path = "../crates/stage4-select/examples/producer_consumer.rs"]
 mod stage4_producer_consumer;
 
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/examples/countdown.rs"]
+mod stage5_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/examples/producer_consumer.rs"]
+mod stage5_producer_consumer;
+
 fn stage1(program: fn(&stage1::Scheduler)) -> String {
     stage1::transcript(false, |clock| {
         let s = stage1::Scheduler::new(clock);
@@ -54,6 +61,15 @@ fn stage4(program: fn(&stage4::Scheduler)) -> String {
         let s = stage4::Scheduler::new(clock).expect("a selector");
         program(&s);
         s.run().expect("no I/O errors without sockets");
+    })
+}
+
+fn stage5(program: fn(&stage5::EventLoop) -> Result<(), stage5::Error>) -> String {
+    stage1::transcript(false, |clock| {
+        // The loop reads the trace flag when it is created: create it inside the capture.
+        let lp = stage5::EventLoop::with_clock(clock);
+        program(&lp).expect("the program runs to completion");
+        lp.close().expect("the loop closes");
     })
 }
 
@@ -98,6 +114,7 @@ fn countdown_on_every_stage() {
         // Stage 3's scheduler is stage 1's: the same runner drives it.
         ("stage3", stage1(stage3_countdown::program)),
         ("stage4", stage4(stage4_countdown::program)),
+        ("stage5", stage5(stage5_countdown::program)),
     ]));
 }
 
@@ -108,6 +125,7 @@ fn producer_consumer_on_every_stage() {
         ("stage2", stage2(stage2_producer_consumer::program)),
         ("stage3", stage1(stage3_producer_consumer::program)),
         ("stage4", stage4(stage4_producer_consumer::program)),
+        ("stage5", stage5(stage5_producer_consumer::program)),
     ]));
 }
 

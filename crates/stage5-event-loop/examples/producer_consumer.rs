@@ -1,0 +1,69 @@
+//! # producer_consumer (stage 5): two tasks and an `asyncio.Queue`
+//!
+//! The producer puts 0 … 9 into a [`Queue`], one a second, then puts `None`, the sentinel
+//! that tells the consumer to stop: asyncio's queue has no `close`, so programs end the
+//! stream with a value. The consumer awaits `q.get()` in a loop and prints each item.
+//! Output: `Producing 0`, `Consuming 0`, … `Producing 9`, `Consuming 9`, `Producer done`,
+//! `Consumer done`, the same lines as stage 1.
+//!
+//! Run it:
+//!
+//! ```text
+//! cargo run -p stage5 --example producer_consumer                  # 10 s, real clock
+//! cargo run -p stage5 --example producer_consumer -- --virtual-time --trace
+//! ```
+//!
+//! Look for, in the trace: after `Consuming n` the consumer's step just ends (its `get`
+//! found the queue empty and left a getter future in the queue; no line says so). A second
+//! later, right after `Producing n+1`, `wake <Task #2>`: `put_nowait` completed that future,
+//! whose waker schedules the consumer's step with `call_soon`; in the next iteration the
+//! consumer takes the item.
+
+use stage5::{Error, EventLoop, Options, Queue, gather, say, sleep};
+
+// ANCHOR: producer
+/// Put `0..count` into `q`, one a second, then the sentinel `None`.
+async fn producer(lp: EventLoop, q: Queue<Option<u32>>, count: u32) -> Result<(), Error> {
+    for n in 0..count {
+        say!("Producing {n}");
+        q.put(Some(n)).await;
+        sleep(&lp, 1.0).await?;
+    }
+    say!("Producer done");
+    q.put(None).await;
+    Ok(())
+}
+// ANCHOR_END: producer
+
+// ANCHOR: consumer
+/// Print every item of `q` until the sentinel.
+async fn consumer(q: Queue<Option<u32>>) -> Result<(), Error> {
+    while let Some(item) = q.get().await {
+        say!("Consuming {item}");
+    }
+    say!("Consumer done");
+    Ok(())
+}
+// ANCHOR_END: consumer
+
+/// The program: one queue, producer(q, 10) and consumer(q) as tasks.
+pub fn program(lp: &EventLoop) -> Result<(), Error> {
+    let q = Queue::new(lp, 0);
+    let p = lp.create_task(producer(lp.clone(), q.clone(), 10))?;
+    let c = lp.create_task(consumer(q))?;
+    for outcome in lp.run_until_complete(&gather(lp, [p, c]))? {
+        outcome?;
+    }
+    Ok(())
+}
+
+fn main() {
+    let clock =
+        Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue").install();
+    let lp = EventLoop::with_clock(clock);
+    let outcome = program(&lp);
+    let _ = lp.close();
+    if let Err(error) = outcome {
+        stage1::cli::exit_with_error(error);
+    }
+}

@@ -1,0 +1,214 @@
+//! What can go wrong, as one error enum, and how a panic becomes one (book chapter 5,
+//! "When a callback fails"; seed 000, `Handle._run` and `call_exception_handler`).
+//!
+//! asyncio raises `RuntimeError("Event loop is closed")`, `InvalidStateError`,
+//! `CancelledError`, `TimeoutError`, `QueueFull`, `QueueEmpty`... Here every one of them is
+//! a variant of [`Error`], whose `Display` is asyncio's message, so a reader can grep the
+//! seed for it. Errors are `Clone` (cheaply: the payloads sit behind `Rc`) because a
+//! future hands the same outcome to every awaiter, as asyncio hands the same exception.
+//!
+//! The second half of this module is what replaces Python's `except BaseException`: a
+//! callback that panics is caught with [`catch_unwind`](std::panic::catch_unwind) and its
+//! message becomes an [`Error::Panic`] that the loop hands to its exception handler.
+//!
+//! What changed since stage 4: stage 4 let a panicking callback take the whole scheduler
+//! down, like the seed's first schedulers. asyncio's loop survives it, and so does ours.
+
+use std::cell::Cell;
+use std::fmt;
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::Once;
+
+/// Everything the event loop, its futures and its queue can report.
+#[derive(Clone)]
+pub enum Error {
+    /// `call_*`, `run_*` or `create_task` on a closed loop.
+    Closed,
+    /// `run_forever`/`run_until_complete`/`run_once` on a loop that is already running.
+    AlreadyRunning,
+    /// `close()` while the loop runs.
+    CloseRunning,
+    /// `run_until_complete`: the loop stopped (someone called `stop()`) first.
+    StoppedBeforeComplete,
+    /// A delay or a time that is not a number.
+    NanTime,
+    /// `set_result` on a done future, `result` of a pending one...: asyncio's
+    /// `InvalidStateError`, with its message.
+    InvalidState(&'static str),
+    /// The future (or the task) was cancelled: asyncio's `CancelledError`.
+    Cancelled,
+    /// `wait_for` ran out of time: asyncio's `TimeoutError`.
+    Timeout,
+    /// `get_nowait` on an empty queue: asyncio's `QueueEmpty`.
+    QueueEmpty,
+    /// A task's future or a callback panicked; the panic message.
+    Panic(Rc<str>),
+    /// On the virtual clock, the loop has nothing ready, no timer and nothing to select
+    /// on: no event can ever come, and waiting would hang forever (see `run_once`).
+    NothingToWaitFor,
+    /// The selector failed.
+    Io(Rc<io::Error>),
+    /// An error of the program's own, set with `Future::set_exception`.
+    Custom(Rc<dyn std::error::Error>),
+}
+
+impl Error {
+    /// Wrap an error of the program's own, for [`Future::set_exception`](crate::Future::set_exception).
+    pub fn custom(error: impl std::error::Error + 'static) -> Error {
+        Error::Custom(Rc::new(error))
+    }
+
+    /// Wrap a message as an error of the program's own.
+    pub fn msg(message: impl Into<String>) -> Error {
+        Error::custom(Message(message.into()))
+    }
+
+    /// True for [`Error::Cancelled`].
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, Error::Cancelled)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Closed => f.write_str("Event loop is closed"),
+            Error::AlreadyRunning => f.write_str("This event loop is already running"),
+            Error::CloseRunning => f.write_str("Cannot close a running event loop"),
+            Error::StoppedBeforeComplete => {
+                f.write_str("Event loop stopped before Future completed.")
+            }
+            Error::NanTime => f.write_str("Invalid delay or time: NaN"),
+            Error::InvalidState(message) => write!(f, "invalid state: {message}"),
+            Error::Cancelled => f.write_str("CancelledError"),
+            Error::Timeout => f.write_str("TimeoutError"),
+            Error::QueueEmpty => f.write_str("QueueEmpty"),
+            Error::Panic(message) => write!(f, "panicked: {message}"),
+            Error::NothingToWaitFor => f.write_str(
+                "Event loop would wait forever: nothing ready, no timer, no I/O (virtual clock)",
+            ),
+            Error::Io(error) => write!(f, "selector: {error}"),
+            Error::Custom(error) => error.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error({self})")
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<io::Error> for Error {
+    fn from(error: io::Error) -> Self {
+        Error::Io(Rc::new(error))
+    }
+}
+
+/// `put_nowait` on a full queue: asyncio's `QueueFull`. It hands the item back, so
+/// nothing is lost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueFull<T>(pub T);
+
+impl<T> fmt::Display for QueueFull<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("QueueFull")
+    }
+}
+
+impl<T: fmt::Debug> std::error::Error for QueueFull<T> {}
+
+#[derive(Debug)]
+struct Message(String);
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Message {}
+
+// ANCHOR: catch
+thread_local! {
+    /// How many `catch` calls this thread is inside: their panics are reported by the loop.
+    static CATCHING: Cell<u32> = const { Cell::new(0) };
+}
+
+static QUIET_HOOK: Once = Once::new();
+
+/// Run `f`, turning a panic into [`Error::Panic`] with the panic's message.
+///
+/// Why it is sound to go on after a caught panic (`AssertUnwindSafe`): the loop never lends
+/// its own state to a callback (every `RefCell` borrow of the loop ends before a callback
+/// is called), so the loop is intact. What the callback captured unwinds and is dropped;
+/// shared state it was changing (an `Rc<RefCell<..>>` it holds) may be left half-updated,
+/// which is exactly the situation of a Python callback that raised halfway: asyncio goes on,
+/// and reports it. Memory safety is never at stake, only the program's own invariants.
+///
+/// The default panic hook would also print `thread 'main' panicked at ...` on standard
+/// error, before the loop reports the same panic through its exception handler: two
+/// reports, one of them impossible to silence or capture. So, once per process, we put a
+/// hook in front of the existing one that stays quiet for panics raised inside `catch`,
+/// and only those; every other panic, on any thread, is printed as before.
+pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Error> {
+    QUIET_HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) == 0 {
+                previous(info);
+            }
+        }));
+    });
+    CATCHING.with(|c| c.set(c.get() + 1));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(c.get() - 1));
+    result.map_err(|payload| {
+        let message = if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).into()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.as_str().into()
+        } else {
+            "(a panic without a message)".into()
+        };
+        Error::Panic(message)
+    })
+}
+// ANCHOR_END: catch
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_asyncios() {
+        assert_eq!(Error::Closed.to_string(), "Event loop is closed");
+        assert_eq!(
+            Error::StoppedBeforeComplete.to_string(),
+            "Event loop stopped before Future completed."
+        );
+        assert_eq!(
+            Error::AlreadyRunning.to_string(),
+            "This event loop is already running"
+        );
+        assert_eq!(Error::msg("boom").to_string(), "boom");
+        assert_eq!(QueueFull(3).to_string(), "QueueFull");
+    }
+
+    #[test]
+    fn catch_turns_a_panic_into_its_message() {
+        let caught = catch(|| -> u32 { panic!("boom {}", 1) });
+        assert!(matches!(caught, Err(Error::Panic(ref m)) if &**m == "boom 1"));
+        let literal = catch(|| panic!("plain"));
+        assert!(matches!(literal, Err(Error::Panic(ref m)) if &**m == "plain"));
+        assert_eq!(catch(|| 7).unwrap(), 7);
+        // Nested catches unwind to the innermost one and leave the counter balanced.
+        let outer = catch(|| catch(|| panic!("inner")).is_err());
+        assert!(outer.unwrap());
+        assert_eq!(CATCHING.with(Cell::get), 0);
+    }
+}

@@ -1,0 +1,544 @@
+//! Conformance with CPython's asyncio: one test per behaviour, named after the CPython test
+//! (Lib/test/test_asyncio) that checks the same thing.
+//!
+//! Each scenario runs on the virtual clock with `--trace`, and its whole transcript (the
+//! loop's steps with their iteration numbers, `~`, and the scenario's own notes, `|`) is
+//! a snapshot. The same scenario is written with asyncio in `conformance/<name>.py`, on
+//! CPython's real `BaseEventLoop` with a virtual clock (`conformance/vloop.py`); where
+//! `python3` is installed, each test also runs that script and checks that its lines equal
+//! our notes, iteration numbers and times included. Without Python the comparison is
+//! skipped with a note on standard error (CI has Python 3.11).
+
+// The tests keep CPython's names, `test__run_once` included.
+#![allow(non_snake_case)]
+
+use std::fmt::Display;
+use std::path::Path;
+use std::process::Command;
+use std::rc::Rc;
+use std::time::Duration;
+
+use stage5::{Error, EventLoop, Future, Queue, gather, say, sleep, transcript, wait_for};
+
+/// One line of the scenario's own output: `[iteration] text`.
+fn note(lp: &EventLoop, text: impl Display) {
+    say!("[{}] {text}", lp.iteration());
+}
+
+/// Python's spelling of a bool, so both sides print the same line.
+fn py(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+/// The loop's log lines as notes; `vloop.capture_log` does the same on the Python side.
+fn capture_log(lp: &EventLoop) {
+    lp.set_logger(|lp, level, message| note(lp, format!("log {level}: {}", normalize(message))));
+}
+
+/// Keep what both loops say alike: drop the handle's description, which differs.
+fn normalize(message: &str) -> String {
+    for prefix in [
+        "Exception in callback",
+        "Unhandled error in exception handler",
+    ] {
+        if message.starts_with(prefix) {
+            let exception = message.rsplit_once(": ").map_or("", |(_, e)| e);
+            return format!("{prefix}: {exception}");
+        }
+    }
+    if let Some((_, took)) = message.rsplit_once(" took ") {
+        return format!("Executing <handle> took {took}");
+    }
+    message.to_owned()
+}
+
+fn report(lp: &EventLoop, what: &str) {
+    note(
+        lp,
+        format!(
+            "{what}: {} scheduled, {} cancelled",
+            lp.scheduled_len(),
+            lp.timer_cancelled_count()
+        ),
+    );
+}
+
+/// Run `scenario` on a fresh loop on the virtual clock, snapshot its traced transcript and
+/// compare its notes with the CPython script of the same name.
+fn check(name: &str, scenario: impl FnOnce(&EventLoop)) {
+    check_lines(name, |_| true, scenario);
+}
+
+/// `check`, snapshotting only the trace lines `keep` keeps (all notes are kept).
+fn check_lines(name: &str, keep: fn(&str) -> bool, scenario: impl FnOnce(&EventLoop)) {
+    let text = transcript(true, |clock| {
+        let lp = EventLoop::with_clock(clock);
+        scenario(&lp);
+        let _ = lp.close();
+    });
+    let ours: Vec<&str> = text.lines().filter(|l| l.contains(" | ")).collect();
+    compare_with_cpython(name, &ours);
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" | ") || keep(l))
+        .collect();
+    insta::assert_snapshot!(name, kept.join("\n"));
+}
+
+fn compare_with_cpython(name: &str, ours: &[&str]) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let output = match Command::new("python3")
+        .arg(format!("{name}.py"))
+        .current_dir(&dir)
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) => {
+            eprintln!("note: python3 not available ({error}): {name} not compared with CPython");
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "conformance/{name}.py failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if stdout.starts_with("SKIP") {
+        eprintln!("note: {name}: {}", stdout.trim());
+        return;
+    }
+    let theirs: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        ours, theirs,
+        "{name}: stage 5 (left) and CPython's asyncio (right) disagree"
+    );
+}
+
+#[test]
+fn test_call_soon() {
+    check("test_call_soon", |lp| {
+        for name in ["a", "b", "c"] {
+            lp.call_soon(move |lp| note(lp, name)).unwrap();
+        }
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        note(lp, "run_forever returned");
+    });
+}
+
+#[test]
+fn test__run_once_schedule_handle() {
+    check("test__run_once_schedule_handle", |lp| {
+        lp.call_soon(|lp| {
+            note(lp, "cb: call_soon(child)");
+            lp.call_soon(|lp| note(lp, "child runs")).unwrap();
+        })
+        .unwrap();
+        lp.run_once().unwrap();
+        note(lp, format!("after run_once: {} ready", lp.ready_len()));
+        assert_eq!(lp.ready_len(), 1);
+        lp.run_once().unwrap();
+        note(lp, format!("after run_once: {} ready", lp.ready_len()));
+    });
+}
+
+#[test]
+fn test_call_later_zero_after_ready() {
+    check("test_call_later_zero_after_ready", |lp| {
+        lp.call_later(1.0, |lp| {
+            note(lp, "start");
+            lp.call_soon(|lp| {
+                note(lp, "a");
+                lp.call_later(0.0, |lp| note(lp, "a's call_later(0)"))
+                    .unwrap();
+                lp.call_soon(|lp| note(lp, "a's call_soon")).unwrap();
+            })
+            .unwrap();
+            lp.call_later(0.0, |lp| note(lp, "call_later(0)")).unwrap();
+            lp.call_at(lp.time() - 0.5, |lp| note(lp, "call_at(0.5 s ago)"))
+                .unwrap();
+            lp.call_soon(|lp| note(lp, "b")).unwrap();
+        })
+        .unwrap();
+        lp.call_later(2.0, EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+    });
+}
+
+#[test]
+fn test__run_once() {
+    check("test__run_once", |lp| {
+        let h1 = lp.call_later(5.0, |lp| note(lp, "h1 (cancelled)")).unwrap();
+        lp.call_later(10.0, |lp| note(lp, "h2")).unwrap();
+        h1.cancel();
+        report(lp, "before");
+        lp.run_once().unwrap();
+        report(lp, "after");
+        let a = lp.call_soon(|lp| note(lp, "a (cancelled)")).unwrap();
+        lp.call_soon(|lp| note(lp, "b")).unwrap();
+        a.cancel();
+        lp.run_once().unwrap();
+    });
+}
+
+#[test]
+fn test__run_once_cancelled_event_cleanup() {
+    // Hundreds of `call_at` lines would bury the steps: the snapshot leaves them out.
+    let keep = |line: &str| !line.contains("call_at");
+    check_lines("test__run_once_cancelled_event_cleanup", keep, |lp| {
+        note(lp, "5 timers, the 2 earliest and 2 latest cancelled");
+        lp.call_later(3000.0, |_| {}).unwrap();
+        for _ in 0..2 {
+            lp.call_later(3600.0, |_| {}).unwrap().cancel();
+        }
+        for _ in 0..2 {
+            lp.call_later(100.0, |_| {}).unwrap().cancel();
+        }
+        lp.call_soon(|_| {}).unwrap();
+        report(lp, "before");
+        lp.run_once().unwrap();
+        report(lp, "after");
+        assert_eq!((lp.scheduled_len(), lp.timer_cancelled_count()), (3, 2));
+
+        let case =
+            |title: &str, count: usize, cancel: fn(usize) -> bool, expect: (usize, usize)| {
+                let lp = EventLoop::with_clock(lp.clock().clone());
+                note(&lp, title);
+                for i in 0..count {
+                    let handle = lp.call_later(1000.0 + i as f64, |_| {}).unwrap();
+                    if cancel(i) {
+                        handle.cancel();
+                    }
+                }
+                lp.call_soon(|_| {}).unwrap();
+                report(&lp, "before");
+                lp.run_once().unwrap();
+                report(&lp, "after");
+                assert_eq!((lp.scheduled_len(), lp.timer_cancelled_count()), expect);
+                lp.close().unwrap();
+            };
+        case(
+            "150 timers, 100 cancelled: rebuilt",
+            150,
+            |i| i % 3 != 0,
+            (50, 0),
+        );
+        case(
+            "200 timers, 100 cancelled (exactly half): kept",
+            200,
+            |i| i % 2 == 1,
+            (200, 100),
+        );
+        case(
+            "100 timers, 99 cancelled (not more than 100): kept",
+            100,
+            |i| i > 0,
+            (100, 99),
+        );
+    });
+}
+
+#[test]
+fn test_run_forever_pre_stopped() {
+    check("test_run_forever_pre_stopped", |lp| {
+        lp.call_soon(|lp| {
+            note(lp, "a: call_soon(b)");
+            lp.call_soon(|lp| note(lp, "b")).unwrap();
+        })
+        .unwrap();
+        lp.stop();
+        lp.run_forever().unwrap();
+        note(
+            lp,
+            format!("run_forever returned: {} ready", lp.ready_len()),
+        );
+        assert_eq!(lp.iteration(), 1);
+        lp.stop();
+        lp.run_forever().unwrap();
+        note(
+            lp,
+            format!("run_forever returned: {} ready", lp.ready_len()),
+        );
+    });
+}
+
+#[test]
+fn test_run_until_complete_stopped() {
+    check("test_run_until_complete_stopped", |lp| {
+        let l = lp.clone();
+        let task = lp
+            .create_task(async move {
+                note(&l, "cb: stop(), then sleep(0.1)");
+                l.stop();
+                sleep(&l, 0.1).await
+            })
+            .unwrap();
+        let error = lp.run_until_complete(&task).unwrap_err();
+        assert!(matches!(error, Error::StoppedBeforeComplete));
+        note(lp, format!("error: {error}"));
+        note(lp, format!("task done: {}", py(task.done())));
+    });
+}
+
+/// A callback that completes `fut`, then divides by zero.
+fn zero_error(fut: Future<bool>) -> impl FnOnce(&EventLoop) {
+    move |_| {
+        fut.set_result(true).unwrap();
+        let zero = std::hint::black_box(0);
+        let _ = 1 / zero;
+    }
+}
+
+#[test]
+fn test_default_exc_handler_callback() {
+    check("test_default_exc_handler_callback", |lp| {
+        capture_log(lp);
+        let fut = lp.create_future();
+        lp.call_soon(zero_error(fut.clone())).unwrap();
+        fut.add_done_callback(|lp, _| lp.stop());
+        lp.run_forever().unwrap();
+        note(lp, "the loop went on");
+
+        let fut = lp.create_future();
+        lp.call_later(0.01, zero_error(fut.clone())).unwrap();
+        fut.add_done_callback(|lp, _| lp.stop());
+        lp.run_forever().unwrap();
+        note(lp, "the loop went on");
+    });
+}
+
+#[test]
+fn test_set_exc_handler_custom() {
+    check("test_set_exc_handler_custom", |lp| {
+        capture_log(lp);
+        let zero_error = |_: &EventLoop| {
+            let zero = std::hint::black_box(0);
+            let _ = 1 / zero;
+        };
+        lp.set_exception_handler(Some(Rc::new(|lp, context| {
+            let exception = context.exception.as_ref().expect("a panic");
+            note(
+                lp,
+                format!(
+                    "handler: {}",
+                    normalize(&format!("{}: {exception}", context.message))
+                ),
+            );
+        })));
+        lp.call_soon(zero_error).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        lp.set_exception_handler(None);
+        lp.call_soon(zero_error).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+    });
+}
+
+#[test]
+fn test_set_exc_handler_broken() {
+    check("test_set_exc_handler_broken", |lp| {
+        capture_log(lp);
+        lp.set_exception_handler(Some(Rc::new(|_, _| panic!("broken handler"))));
+        lp.call_soon(|_| {
+            let zero = std::hint::black_box(0);
+            let _ = 1 / zero;
+        })
+        .unwrap();
+        lp.call_soon(|lp| note(lp, "the loop went on")).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+    });
+}
+
+#[test]
+fn test_close() {
+    check("test_close", |lp| {
+        note(lp, format!("is_closed: {}", py(lp.is_closed())));
+        lp.call_soon(|_| {}).unwrap();
+        lp.close().unwrap();
+        note(
+            lp,
+            format!(
+                "is_closed: {}, {} ready",
+                py(lp.is_closed()),
+                lp.ready_len()
+            ),
+        );
+        lp.close().unwrap();
+        lp.close().unwrap();
+        let f: Future<u8> = lp.create_future();
+        let outcomes: [(&str, Result<(), Error>); 6] = [
+            ("run_forever", lp.run_forever()),
+            ("run_until_complete", lp.run_until_complete(&f).map(drop)),
+            ("call_soon", lp.call_soon(|_| {}).map(drop)),
+            ("call_later", lp.call_later(1.0, |_| {}).map(drop)),
+            ("call_at", lp.call_at(1.0, |_| {}).map(drop)),
+            ("create_task", lp.create_task(async {}).map(drop)),
+        ];
+        for (what, outcome) in outcomes {
+            assert!(matches!(outcome, Err(Error::Closed)), "{what}");
+            note(lp, format!("{what}: {}", outcome.unwrap_err()));
+        }
+    });
+}
+
+#[test]
+fn test__run_once_logging() {
+    check("test__run_once_logging", |lp| {
+        capture_log(lp);
+        lp.set_debug(true);
+        lp.set_slow_callback_duration(1.0);
+        // On the virtual clock a callback takes no time, unless it moves the clock: that
+        // is how these "block the loop".
+        let block = |lp: &EventLoop, secs: f64| {
+            let clock = lp.clock();
+            clock.sleep_until(clock.now() + Duration::from_secs_f64(secs));
+        };
+        lp.call_soon(move |lp| {
+            note(lp, "slow: blocks the loop for 1.5 s");
+            block(lp, 1.5);
+        })
+        .unwrap();
+        lp.call_soon(move |lp| {
+            note(lp, "fast: blocks the loop for 0.5 s");
+            block(lp, 0.5);
+        })
+        .unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+    });
+}
+
+fn sleeper(lp: &EventLoop, secs: u32) -> stage5::Task<u32> {
+    let l = lp.clone();
+    lp.create_task(async move {
+        sleep(&l, f64::from(secs)).await.unwrap();
+        note(&l, format!("slept {secs}"));
+        secs
+    })
+    .unwrap()
+}
+
+fn quiet_sleeper(lp: &EventLoop, secs: u32) -> stage5::Task<u32> {
+    let l = lp.clone();
+    lp.create_task(async move {
+        sleep(&l, f64::from(secs)).await.unwrap();
+        secs
+    })
+    .unwrap()
+}
+
+#[test]
+fn test_gather() {
+    check("test_gather", |lp| {
+        let tasks = [3, 1, 2].map(|secs| sleeper(lp, secs));
+        let results = lp.run_until_complete(&gather(lp, tasks)).unwrap();
+        assert_eq!(results, [3, 1, 2]);
+        assert_eq!(lp.time(), 3.0);
+        note(lp, format!("results {results:?}"));
+    });
+}
+
+#[test]
+fn test_sleep_zero() {
+    check("test_sleep_zero", |lp| {
+        let tasks = ["A", "B", "C"].map(|name| {
+            let l = lp.clone();
+            lp.create_task(async move {
+                for i in 0..3 {
+                    note(&l, format!("{name} {i}"));
+                    sleep(&l, 0.0).await.unwrap();
+                }
+            })
+            .unwrap()
+        });
+        lp.run_until_complete(&gather(lp, tasks)).unwrap();
+        note(lp, "done");
+    });
+}
+
+#[test]
+fn test_queue_ping_pong() {
+    check("test_queue_ping_pong", |lp| {
+        let requests = Queue::new(lp, 0);
+        let replies = Queue::new(lp, 0);
+        let (l, rq, rp) = (lp.clone(), requests.clone(), replies.clone());
+        let ping = lp
+            .create_task(async move {
+                for i in 0..3 {
+                    note(&l, format!("ping {i}"));
+                    rq.put(i).await;
+                    let reply = rp.get().await;
+                    note(&l, format!("ping got {reply}"));
+                }
+            })
+            .unwrap();
+        let l = lp.clone();
+        let pong = lp
+            .create_task(async move {
+                for _ in 0..3 {
+                    let i = requests.get().await;
+                    note(&l, format!("pong got {i}"));
+                    replies.put(i * 10).await;
+                }
+            })
+            .unwrap();
+        lp.run_until_complete(&gather(lp, [ping, pong])).unwrap();
+        note(lp, "done");
+    });
+}
+
+#[test]
+fn test_wait_for_timeout() {
+    check("test_wait_for_timeout", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let slow = quiet_sleeper(&l, 10);
+                let timed_out = wait_for(&l, slow.clone(), 2.0).await;
+                assert!(matches!(timed_out, Err(Error::Timeout)));
+                note(
+                    &l,
+                    format!("TimeoutError; slow cancelled: {}", py(slow.cancelled())),
+                );
+                let quick = quiet_sleeper(&l, 1);
+                let result = wait_for(&l, quick, 2.0).await.unwrap();
+                note(&l, format!("quick: {result}"));
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+        note(lp, "done");
+    });
+}
+
+#[test]
+fn test_task_cancel() {
+    check("test_task_cancel", |lp| {
+        let l = lp.clone();
+        let task = lp
+            .create_task(async move {
+                note(&l, "sleeping 10 s");
+                sleep(&l, 10.0).await.unwrap();
+                note(&l, "woke up");
+            })
+            .unwrap();
+        let t = task.clone();
+        lp.call_later(1.0, move |lp| {
+            note(lp, format!("cancel(): {}", py(t.cancel())))
+        })
+        .unwrap();
+        let error = lp.run_until_complete(&task).unwrap_err();
+        note(lp, error);
+        note(
+            lp,
+            format!(
+                "cancelled: {}, {} scheduled, {} cancelled",
+                py(task.cancelled()),
+                lp.scheduled_len(),
+                lp.timer_cancelled_count()
+            ),
+        );
+    });
+}

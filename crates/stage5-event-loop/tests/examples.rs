@@ -1,0 +1,77 @@
+//! Snapshot tests of the stage 5 examples, running the examples' own code on the virtual
+//! clock (with `--trace` too for countdown and producer_consumer). Review a changed
+//! snapshot with `cargo insta review` (see the book's introduction) before accepting it.
+
+#[allow(dead_code)]
+#[path = "../examples/callbacks.rs"]
+mod callbacks;
+#[allow(dead_code)]
+#[path = "../examples/countdown.rs"]
+mod countdown;
+#[allow(dead_code)]
+#[path = "../examples/producer_consumer.rs"]
+mod producer_consumer;
+
+use stage5::{Error, EventLoop, transcript};
+
+fn run(trace: bool, program: fn(&EventLoop) -> Result<(), Error>) -> String {
+    transcript(trace, |clock| {
+        let lp = EventLoop::with_clock(clock);
+        program(&lp).expect("the program runs to completion");
+        lp.close().unwrap();
+    })
+}
+
+/// Stage 1's output for the same program, for the line-for-line comparison.
+fn stage1_run(program: fn(&stage1::Scheduler)) -> String {
+    transcript(false, |clock| {
+        let s = stage1::Scheduler::new(clock);
+        program(&s);
+        s.run();
+    })
+}
+
+#[allow(dead_code)]
+#[path = "../../stage1-callbacks/examples/countdown.rs"]
+mod stage1_countdown;
+#[allow(dead_code)]
+#[path = "../../stage1-callbacks/examples/producer_consumer.rs"]
+mod stage1_producer_consumer;
+
+#[test]
+fn countdown_virtual_time() {
+    let text = run(false, countdown::program);
+    assert_eq!(text.lines().count(), 25);
+    assert_eq!(
+        text,
+        stage1_run(stage1_countdown::program),
+        "same lines as stage 1"
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn countdown_trace() {
+    insta::assert_snapshot!(run(true, countdown::program));
+}
+
+#[test]
+fn producer_consumer_virtual_time() {
+    let text = run(false, producer_consumer::program);
+    assert_eq!(
+        text,
+        stage1_run(stage1_producer_consumer::program),
+        "same lines as stage 1"
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn producer_consumer_trace() {
+    insta::assert_snapshot!(run(true, producer_consumer::program));
+}
+
+#[test]
+fn callbacks_virtual_time() {
+    insta::assert_snapshot!(run(false, callbacks::program));
+}
