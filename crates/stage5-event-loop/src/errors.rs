@@ -48,8 +48,13 @@ pub enum Error {
     /// On the virtual clock, the loop has nothing ready, no timer and nothing to select
     /// on: no event can ever come, and waiting would hang forever (see `run_once`).
     NothingToWaitFor,
-    /// The selector failed.
+    /// The selector failed, or a file descriptor could not be watched.
     Io(Rc<io::Error>),
+    /// `add_signal_handler` with a number that is no signal: asyncio's `ValueError`.
+    InvalidSignal(i32),
+    /// `add_signal_handler` for a signal that cannot be caught (`SIGKILL`, `SIGSTOP`, and
+    /// those signal-hook refuses): asyncio's `RuntimeError`.
+    UncatchableSignal(i32),
     /// An error of the program's own, set with `Future::set_exception`.
     Custom(Rc<dyn std::error::Error>),
 }
@@ -90,6 +95,8 @@ impl fmt::Display for Error {
                 "Event loop would wait forever: nothing ready, no timer, no I/O (virtual clock)",
             ),
             Error::Io(error) => write!(f, "selector: {error}"),
+            Error::InvalidSignal(sig) => write!(f, "invalid signal number {sig}"),
+            Error::UncatchableSignal(sig) => write!(f, "sig {sig} cannot be caught"),
             Error::Custom(error) => error.fmt(f),
         }
     }

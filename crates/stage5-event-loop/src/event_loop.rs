@@ -18,20 +18,25 @@
 //! and the loop can be stopped, restarted and closed.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Waker;
 use std::time::Duration;
 
 use stage1::{Clock, RealClock, Timer};
+use stage4::Interest;
 
 use crate::errors::{Error, catch};
 use crate::future::Future;
 use crate::handle::{Handle, TimerHandle};
+use crate::readers::{IoTable, Waiter};
 use crate::selector::Selector;
-use crate::task::{self, RemoteWakes, TaskRegistry};
+use crate::self_pipe::{self, SelfPipe, Shared};
+use crate::signals::{self, SignalHandler};
+use crate::task::{self, TaskRegistry};
 
 /// Below this many scheduled timers the heap is never rebuilt (CPython's
 /// `_MIN_SCHEDULED_TIMER_HANDLES`).
@@ -114,10 +119,16 @@ pub(crate) struct LoopInner {
     slow_callback_duration: Cell<f64>,
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
-    selector: RefCell<Selector>,
+    pub(crate) selector: RefCell<Selector>,
     pub(crate) tasks: RefCell<TaskRegistry>,
-    pub(crate) remote: Arc<RemoteWakes>, // wakes from other threads
-    pub(crate) trace: bool,              // `--trace`, read once at construction
+    pub(crate) trace: bool, // `--trace`, read once at construction
+    // Chapter 7: I/O, threads, signals.
+    pub(crate) io: RefCell<IoTable>, // readers and writers, by file descriptor
+    pub(crate) self_pipe: SelfPipe,  // its read end, watched by `read_from_self`
+    pub(crate) shared: Arc<Shared>,  // what other threads touch: queue, write end
+    pub(crate) signals: RefCell<BTreeMap<i32, SignalHandler>>,
+    io_ready: RefCell<(Vec<Handle>, Vec<Waker>)>, // step 3's dispatch buffers
+    pub(crate) scratch: RefCell<Vec<u8>>,         // `sock_recv` reads here first
 }
 // ANCHOR_END: state
 
@@ -134,10 +145,12 @@ impl EventLoop {
     ///
     /// # Panics
     ///
-    /// If the operating system refuses a selector (epoll/kqueue), for instance because the
-    /// process is out of file descriptors.
+    /// If the operating system refuses a selector (epoll/kqueue) or the self-pipe, for
+    /// instance because the process is out of file descriptors.
     pub fn with_clock(clock: Rc<dyn Clock>) -> EventLoop {
         let selector = Selector::new().expect("cannot create the OS selector (epoll/kqueue)");
+        let (self_pipe, shared) =
+            self_pipe::make_self_pipe().expect("cannot create the loop's self-pipe");
         let inner = Rc::new(LoopInner {
             id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
             clock,
@@ -159,11 +172,51 @@ impl EventLoop {
             })),
             selector: RefCell::new(selector),
             tasks: RefCell::new(TaskRegistry::default()),
-            remote: Arc::new(RemoteWakes::default()),
             trace: stage1::console::tracing(),
+            io: RefCell::new(IoTable::new(std::os::fd::AsRawFd::as_raw_fd(
+                &self_pipe.read_end,
+            ))),
+            self_pipe,
+            shared,
+            signals: RefCell::new(BTreeMap::new()),
+            io_ready: RefCell::new((Vec::new(), Vec::new())),
+            scratch: RefCell::new(Vec::new()),
         });
         task::register_loop(&inner);
-        EventLoop { inner }
+        let lp = EventLoop { inner };
+        lp.watch_self_pipe();
+        lp
+    }
+
+    // ANCHOR: watch_self_pipe
+    /// asyncio's `_make_self_pipe` ends with `_add_reader(self._ssock.fileno(),
+    /// self._read_from_self)`. Ours is handle #0, and not traced: it is the loop's own.
+    fn watch_self_pipe(&self) {
+        use std::os::fd::AsRawFd;
+        let fd = self.inner.self_pipe.read_end.as_raw_fd();
+        let reader = Handle::new_repeating(0, self_pipe::read_from_self);
+        self.inner
+            .io
+            .borrow_mut()
+            .add(
+                &mut self.inner.selector.borrow_mut(),
+                fd,
+                Interest::Read,
+                Waiter::Callback(reader),
+            )
+            .expect("cannot watch the loop's self-pipe");
+    }
+    // ANCHOR_END: watch_self_pipe
+
+    /// True if something outside the loop may still wake it: a reader or writer besides
+    /// the self-pipe's, or a signal handler.
+    fn watches_anything(&self) -> bool {
+        self.inner.io.borrow().waiters() > 1 || !self.inner.signals.borrow().is_empty()
+    }
+
+    /// Put `handle` at the back of the ready queue (asyncio's `_add_callback`).
+    pub(crate) fn push_ready(&self, handle: Handle) {
+        self.inner.ready.borrow_mut().push_back(handle);
     }
 
     /// The clock this loop runs on.
@@ -182,7 +235,7 @@ impl EventLoop {
         self.inner.iteration.get()
     }
 
-    fn next_handle_id(&self) -> u64 {
+    pub(crate) fn next_handle_id(&self) -> u64 {
         let id = self.inner.next_handle_id.get() + 1;
         self.inner.next_handle_id.set(id);
         id
@@ -335,8 +388,18 @@ impl EventLoop {
         let ready = std::mem::take(&mut *self.inner.ready.borrow_mut());
         let scheduled = std::mem::take(&mut *self.inner.scheduled.borrow_mut());
         let tasks = std::mem::take(&mut *self.inner.tasks.borrow_mut());
+        // Chapter 7: no more calls from other threads; readers, writers and signal
+        // handlers go (asyncio's close removes its signal handlers and the self-pipe).
+        self.inner.shared.close();
+        let waiters = self
+            .inner
+            .io
+            .borrow_mut()
+            .clear(&mut self.inner.selector.borrow_mut());
+        let signals = std::mem::take(&mut *self.inner.signals.borrow_mut());
+        signals::release_all(signals);
         self.inner.timer_cancelled_count.set(0);
-        drop((ready, scheduled, tasks));
+        drop((ready, scheduled, tasks, waiters));
         Ok(())
     }
 
@@ -403,7 +466,7 @@ impl EventLoop {
     /// stopping; until the first timer if there is one (at most 24 h); else without limit.
     fn compute_timeout(&self) -> Option<Duration> {
         let inner = &*self.inner;
-        if !inner.ready.borrow().is_empty() || inner.stopping.get() || inner.remote.pending() {
+        if !inner.ready.borrow().is_empty() || inner.stopping.get() || inner.shared.pending() {
             return Some(Duration::ZERO);
         }
         let scheduled = inner.scheduled.borrow();
@@ -425,13 +488,15 @@ impl EventLoop {
     /// [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
         let inner = &*self.inner;
+        let watching = self.watches_anything();
         let mut selector = inner.selector.borrow_mut();
+        inner.io.borrow_mut().before_select(&mut selector); // chapter 7: re-arm, release
         if !inner.clock.is_virtual() {
             loop_trace!(inner, "step 3: select(timeout={})", Secs(timeout));
             return Ok(selector.select(timeout)?);
         }
         match timeout {
-            None if selector.registered() == 0 => {
+            None if !watching => {
                 loop_trace!(
                     inner,
                     "step 3: nothing ready, no timer, no I/O: nothing to wait for"
@@ -466,11 +531,28 @@ impl EventLoop {
         }
     }
 
-    /// Step 3, second half: turn the selector's events into ready handles. Nothing is
-    /// registered in this part (chapter 7 adds readers, writers and the self-pipe), so the
-    /// only events are the wakes other threads left for tasks.
+    /// Step 3, second half: first what other threads queued (asyncio put it in the ready
+    /// queue when they called), then the selector's events: readers' and writers' handles
+    /// to the ready queue, waiting tasks woken (chapter 7).
     fn process_events(&self) {
-        task::drain_remote_wakes(self);
+        self_pipe::drain_remote(self);
+        let inner = &*self.inner;
+        let mut buffers = inner.io_ready.borrow_mut();
+        let (handles, wakers) = &mut *buffers;
+        inner
+            .io
+            .borrow_mut()
+            .process_events(&mut inner.selector.borrow_mut(), handles, wakers);
+        if !handles.is_empty() {
+            let mut ready = inner.ready.borrow_mut();
+            for handle in handles.drain(..) {
+                loop_trace!(inner, "step 3: {handle} is ready");
+                ready.push_back(handle);
+            }
+        }
+        for waker in wakers.drain(..) {
+            waker.wake();
+        }
     }
     // ANCHOR_END: step3
 
@@ -639,6 +721,8 @@ impl LoopInner {
 impl Drop for LoopInner {
     fn drop(&mut self) {
         task::unregister_loop(self.id);
+        self.shared.close();
+        signals::release_all(std::mem::take(self.signals.get_mut()));
     }
 }
 

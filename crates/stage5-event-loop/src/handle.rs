@@ -13,6 +13,10 @@
 //! the queue (an `Rc`), so the caller can cancel it, and the loop skips it when its turn
 //! comes.
 //!
+//! Chapter 7 adds the handles of readers and writers (`add_reader`, `add_writer`): asyncio
+//! runs the same `Handle` every time its file descriptor is ready, so their callback is an
+//! `FnMut` that stays in the handle until it is cancelled ([`Handle::new_repeating`]).
+//!
 //! One allocation per handle: the header (id, flags, `when`) and the closure live in one
 //! `Rc`. The header is generic over its last field, the closure's slot, and
 //! `Rc<HandleInner<Cell<Option<F>>>>` coerces to `Rc<HandleInner<dyn Slot>>`, so the queue
@@ -60,6 +64,30 @@ impl<F: FnOnce(&EventLoop)> Slot for Cell<Option<F>> {
 }
 // ANCHOR_END: handle
 
+/// The slot of a reader's or writer's handle: the callback runs every time, and goes back
+/// into the slot after each run unless the handle was cancelled meanwhile (a reader that
+/// removes itself).
+struct Repeating<F> {
+    callback: Cell<Option<F>>,
+    cleared: Cell<bool>,
+}
+
+impl<F: FnMut(&EventLoop)> Slot for Repeating<F> {
+    fn run(&self, lp: &EventLoop) {
+        if let Some(mut callback) = self.callback.take() {
+            callback(lp);
+            if !self.cleared.get() {
+                self.callback.set(Some(callback));
+            }
+        }
+    }
+
+    fn clear(&self) {
+        self.cleared.set(true);
+        drop(self.callback.take());
+    }
+}
+
 impl Handle {
     pub(crate) fn new(
         id: u64,
@@ -73,6 +101,23 @@ impl Handle {
                 cancelled: Cell::new(false),
                 scheduled: Cell::new(false),
                 slot: Cell::new(Some(callback)),
+            }),
+        }
+    }
+
+    /// A handle whose callback runs each time the loop runs the handle, until it is
+    /// cancelled: a reader's or a writer's.
+    pub(crate) fn new_repeating(id: u64, callback: impl FnMut(&EventLoop) + 'static) -> Handle {
+        Handle {
+            inner: Rc::new(HandleInner {
+                id,
+                when: None,
+                cancelled: Cell::new(false),
+                scheduled: Cell::new(false),
+                slot: Repeating {
+                    callback: Cell::new(Some(callback)),
+                    cleared: Cell::new(false),
+                },
             }),
         }
     }

@@ -45,8 +45,12 @@ pub mod event_loop;
 pub mod future;
 pub mod handle;
 pub mod queue;
+pub mod readers;
 pub mod selector;
+pub mod self_pipe;
+pub mod signals;
 pub mod sleep;
+pub mod sockets;
 pub mod task;
 
 pub use combinators::{gather, wait_for};
@@ -55,7 +59,11 @@ pub use event_loop::{EventLoop, ExceptionContext, ExceptionHandler, Level, Logge
 pub use future::{CallbackId, Future};
 pub use handle::{Handle, TimerHandle};
 pub use queue::Queue;
+pub use selector::SelectorStats;
+pub use self_pipe::LoopHandle;
 pub use sleep::{Sleep, sleep};
+pub use sockets::{ACCEPT_RETRY_DELAY, Server};
+pub use stage4::Interest;
 pub use task::Task;
 
 pub use stage1::{Clock, Options, RealClock, VirtualClock, say, transcript};

@@ -1,36 +1,50 @@
-//! The selector the loop waits on (book chapter 5, "Step 3: select"; seed 000, `_run_once`'s
+//! The selector the loop waits on (book chapter 5, "Step 3: select", and chapter 7,
+//! "Readers and writers on a selector"; seed 000, `_run_once`'s
 //! `self._selector.select(timeout)` and seed 002, the selector class tree).
 //!
 //! asyncio's `BaseSelectorEventLoop` holds a `selectors.DefaultSelector` (epoll on Linux,
 //! kqueue on macOS) and calls `select(timeout)` once per iteration, with the timeout that
 //! step 2 computed: 0 when work is ready, the time to the next timer otherwise, forever when
 //! there is nothing at all. This is a thin wrapper over `mio::Poll`, which is that same
-//! selector: the loop calls it in step 3 of every iteration, with the computed timeout.
+//! selector, plus the three registry calls (`register`, `reregister`, `deregister`), each
+//! counted, so that a test can check how many system calls the loop's I/O costs.
 //!
-//! In this part nothing is registered with it yet: no socket, no self-pipe. It still
-//! earns its place, because the timeout logic is asyncio's and the waiting is real (a
-//! `select` with a timeout is how the loop sleeps until its next timer on the real clock).
-//! Chapter 7 registers readers and writers (`add_reader`/`add_writer` keep their handles
-//! in a table keyed by [`mio::Token`], and `process_events` turns the returned events into
-//! ready handles) and the self-pipe that wakes a blocked `select` from another thread.
-//!
-//! What changed since stage 4: stage 4's selector held one-shot read/write waits of tasks.
-//! Here the selector knows nothing about tasks: it returns events, and the loop turns them
-//! into handles on the ready queue, like every other kind of work.
+//! What changed since stage 4: stage 4's [`stage4::MioSelector`] registered a socket for
+//! every wait and removed it when the wait fired, one-shot. This selector knows nothing
+//! about waits: the loop registers a file descriptor once, for reading and writing, keeps
+//! the registration, and tracks which direction anyone is interested in itself
+//! (`readers.rs`). Which is why it is not an implementation of stage 4's `Selector` trait:
+//! that trait's contract *is* the one-shot wait.
 
 use std::io;
+use std::os::fd::RawFd;
 use std::time::Duration;
 
-use mio::{Events, Poll};
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
 
 /// How many events one `select` returns at most; more wait for the next iteration.
 const EVENTS_CAPACITY: usize = 1024;
 
-/// A `mio::Poll` and its event buffer.
+/// How often the loop asked the operating system to change its interest list: what the
+/// chapter's "cheap hot path" is measured by.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SelectorStats {
+    /// `epoll_ctl(ADD)`: a file descriptor registered.
+    pub registers: u64,
+    /// `epoll_ctl(MOD)`: a registration re-armed (level-triggered emulation).
+    pub reregisters: u64,
+    /// `epoll_ctl(DEL)`: a registration removed.
+    pub deregisters: u64,
+    /// `epoll_wait`: selects.
+    pub selects: u64,
+}
+
+/// A `mio::Poll`, its event buffer and its counters.
 pub struct Selector {
     poll: Poll,
     events: Events,
-    registered: usize,
+    stats: SelectorStats,
 }
 
 impl Selector {
@@ -39,7 +53,7 @@ impl Selector {
         Ok(Selector {
             poll: Poll::new()?,
             events: Events::with_capacity(EVENTS_CAPACITY),
-            registered: 0,
+            stats: SelectorStats::default(),
         })
     }
 
@@ -48,6 +62,7 @@ impl Selector {
     /// Returns how many events arrived; they are in [`Selector::events`] until the next
     /// call. An interrupted wait (a signal, EINTR) is zero events, as in asyncio.
     pub fn select(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
+        self.stats.selects += 1;
         match self.poll.poll(&mut self.events, timeout) {
             Ok(()) => Ok(self.events.iter().count()),
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {
@@ -64,22 +79,60 @@ impl Selector {
         &self.events
     }
 
-    /// How many sources are registered: none in this part. The loop asks, because with
-    /// nothing registered and no timer a `select` without timeout could never return.
-    pub fn registered(&self) -> usize {
-        self.registered
+    // ANCHOR: registry
+    /// Register `fd`, edge-triggered, with its own number as token: for reading *and*
+    /// writing unless `read_only`. Registering both directions once means that adding a
+    /// writer to a socket that has a reader never costs another system call.
+    pub fn register(&mut self, fd: RawFd, read_only: bool) -> io::Result<()> {
+        self.stats.registers += 1;
+        self.poll
+            .registry()
+            .register(&mut SourceFd(&fd), token(fd), interest(read_only))
     }
 
-    /// The `mio::Poll`'s registry, for registering sources (chapter 7).
-    pub fn registry(&self) -> &mio::Registry {
-        self.poll.registry()
+    /// Re-arm `fd`: `EPOLL_CTL_MOD` makes epoll look at the descriptor's readiness *now*
+    /// and report it again at the next `select` if it is still ready.
+    pub fn reregister(&mut self, fd: RawFd, read_only: bool) -> io::Result<()> {
+        self.stats.reregisters += 1;
+        self.poll
+            .registry()
+            .reregister(&mut SourceFd(&fd), token(fd), interest(read_only))
+    }
+
+    /// Remove `fd`. A descriptor that was closed meanwhile is already gone from epoll:
+    /// that is not an error.
+    pub fn deregister(&mut self, fd: RawFd) -> io::Result<()> {
+        self.stats.deregisters += 1;
+        match self.poll.registry().deregister(&mut SourceFd(&fd)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EBADF) => Ok(()),
+            result => result,
+        }
+    }
+    // ANCHOR_END: registry
+
+    /// The counters so far.
+    pub fn stats(&self) -> SelectorStats {
+        self.stats
+    }
+}
+
+fn token(fd: RawFd) -> Token {
+    Token(fd as usize)
+}
+
+fn interest(read_only: bool) -> Interest {
+    if read_only {
+        Interest::READABLE
+    } else {
+        Interest::READABLE | Interest::WRITABLE
     }
 }
 
 impl std::fmt::Debug for Selector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Selector")
-            .field("registered", &self.registered)
+            .field("stats", &self.stats)
             .finish()
     }
 }
@@ -92,7 +145,16 @@ mod tests {
     fn an_empty_selector_times_out_with_no_events() {
         let mut selector = Selector::new().unwrap();
         assert_eq!(selector.select(Some(Duration::ZERO)).unwrap(), 0);
-        assert_eq!(selector.registered(), 0);
         assert_eq!(selector.events().iter().count(), 0);
+        assert_eq!(selector.stats().selects, 1);
+    }
+
+    #[test]
+    fn a_bad_fd_is_an_error_and_a_closed_one_deregisters_quietly() {
+        let mut selector = Selector::new().unwrap();
+        assert!(selector.register(-1, false).is_err());
+        assert!(selector.register(987_654, true).is_err());
+        assert!(selector.deregister(987_654).is_ok());
+        assert_eq!(selector.stats().registers, 2);
     }
 }

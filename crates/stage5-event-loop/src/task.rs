@@ -17,8 +17,9 @@
 //! loop's `Rc`s. It holds the loop's id and the task's key in the loop's task registry.
 //! Woken on the loop's own thread, it finds the loop in a thread-local list and schedules
 //! the step at once, in the right place in the ready queue. Woken from another thread, it
-//! leaves the key in the loop's `RemoteWakes` queue, which the loop drains in step 3 of each
-//! iteration (chapter 7 adds the self-pipe write that wakes a loop blocked in `select`).
+//! leaves itself in the queue the loop shares with other threads (`self_pipe.rs`), which
+//! writes to the self-pipe so that a loop blocked in `select` wakes, and which the loop
+//! drains in step 3 (chapter 7, "Threads").
 //!
 //! What changed since stage 4: stage 2 to 4 polled tasks with a no-op waker and found out
 //! which task was waiting through the scheduler's `current` slot ("the task running now is
@@ -31,13 +32,14 @@ use std::fmt;
 use std::ops::Deref;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::{EventLoop, LoopInner};
 use crate::future::Future;
+use crate::self_pipe::{Remote, Shared};
 
 /// A task: a Rust future the loop drives, and the [`Future`] of its output (it derefs to
 /// it: `done()`, `result()`, `cancel()`, `add_done_callback()` are the future's). Awaiting
@@ -144,7 +146,7 @@ impl EventLoop {
         let waker = Waker::from(Arc::new(TaskWaker {
             loop_id: self.inner.id,
             key,
-            remote: self.inner.remote.clone(),
+            shared: self.inner.shared.clone(),
             queued: AtomicBool::new(false),
         }));
         let _ = core.waker.set(waker);
@@ -326,12 +328,13 @@ impl TaskRegistry {
 }
 
 // ANCHOR: waker
-/// A task's waker: `Send + Sync`, so it holds only numbers and a thread-safe queue.
-struct TaskWaker {
+/// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe
+/// part.
+pub(crate) struct TaskWaker {
     loop_id: u64,
     key: TaskKey,
-    remote: Arc<RemoteWakes>,
-    queued: AtomicBool, // already in `remote`, not drained yet
+    shared: Arc<Shared>,
+    queued: AtomicBool, // already in the loop's remote queue, not drained yet
 }
 
 impl Wake for TaskWaker {
@@ -343,59 +346,22 @@ impl Wake for TaskWaker {
         match local_loop(self.loop_id) {
             // On the loop's thread: schedule the step now, like asyncio's `call_soon`.
             Some(lp) => wake_task(&lp, self.key),
-            // Elsewhere: leave it for the loop (chapter 7: `call_soon_threadsafe`).
-            None => self.remote.push(self),
+            // Elsewhere: hand it to the loop as `call_soon_threadsafe` does (chapter 7).
+            // Once: a waker already queued needs no second step.
+            None => {
+                if !self.queued.swap(true, Ordering::AcqRel) {
+                    let _ = self.shared.push(Remote::Wake(self.clone()));
+                }
+            }
         }
     }
 }
 // ANCHOR_END: waker
 
-/// Wakes that came from other threads, waiting for the loop's thread.
-#[derive(Default)]
-pub(crate) struct RemoteWakes {
-    wakers: Mutex<Vec<Arc<TaskWaker>>>,
-    pending: AtomicBool,
-}
-
-impl RemoteWakes {
-    fn push(&self, waker: &Arc<TaskWaker>) {
-        if waker.queued.swap(true, Ordering::AcqRel) {
-            return; // already queued: one step is enough
-        }
-        self.wakers
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(waker.clone());
-        self.pending.store(true, Ordering::Release);
-        // Chapter 7 hook: `write_to_self()` here, so that a loop blocked in `select`
-        // without a timeout wakes up. Until then the loop notices at its next iteration.
-    }
-
-    /// True if some wake waits to be drained (step 2 then does not block).
-    pub(crate) fn pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
-    }
-}
-
-/// Step 3: schedule the steps of tasks woken from other threads.
-pub(crate) fn drain_remote_wakes(lp: &EventLoop) {
-    if !lp.inner.remote.pending() {
-        return;
-    }
-    let wakers = {
-        let mut queue = lp
-            .inner
-            .remote
-            .wakers
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        lp.inner.remote.pending.store(false, Ordering::Release);
-        std::mem::take(&mut *queue)
-    };
-    for waker in wakers {
-        waker.queued.store(false, Ordering::Release);
-        wake_task(lp, waker.key);
-    }
+/// Step 3: a wake that came from another thread reaches the loop's thread.
+pub(crate) fn wake_remote(lp: &EventLoop, waker: &TaskWaker) {
+    waker.queued.store(false, Ordering::Release);
+    wake_task(lp, waker.key);
 }
 
 thread_local! {
@@ -498,7 +464,7 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert!(lp.inner.remote.pending());
+        assert!(lp.inner.shared.pending());
         done.set(true);
         lp.run_once().unwrap(); // drains the wake in step 3 and runs the step in step 5
         assert!(task.done());

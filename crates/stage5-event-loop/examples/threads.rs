@@ -1,0 +1,2 @@
+//! # threads (stage 5): placeholder
+fn main() {}
