@@ -19,7 +19,7 @@
 //! whose waker schedules the consumer's step with `call_soon`; in the next iteration the
 //! consumer takes the item.
 
-use stage5::{Error, EventLoop, Options, Queue, gather, say, sleep};
+use stage5::{Error, EventLoop, Options, Queue, Task, gather, say, sleep};
 
 // ANCHOR: producer
 /// Put `0..count` into `q`, one a second, then the sentinel `None`.
@@ -46,12 +46,18 @@ async fn consumer(q: Queue<Option<u32>>) -> Result<(), Error> {
 }
 // ANCHOR_END: consumer
 
+/// Start producer(q, `count`) and consumer(q) as tasks on one queue (the echo server runs
+/// them beside itself with `--with-producer N`).
+pub fn start(lp: &EventLoop, count: u32) -> Result<[Task<Result<(), Error>>; 2], Error> {
+    let q = Queue::new(lp, 0);
+    let p = lp.create_task(producer(lp.clone(), q.clone(), count))?;
+    let c = lp.create_task(consumer(q))?;
+    Ok([p, c])
+}
+
 /// The program: one queue, producer(q, 10) and consumer(q) as tasks.
 pub fn program(lp: &EventLoop) -> Result<(), Error> {
-    let q = Queue::new(lp, 0);
-    let p = lp.create_task(producer(lp.clone(), q.clone(), 10))?;
-    let c = lp.create_task(consumer(q))?;
-    for outcome in lp.run_until_complete(&gather(lp, [p, c]))? {
+    for outcome in lp.run_until_complete(&gather(lp, start(lp, 10)?))? {
         outcome?;
     }
     Ok(())

@@ -173,9 +173,7 @@ impl EventLoop {
             selector: RefCell::new(selector),
             tasks: RefCell::new(TaskRegistry::default()),
             trace: stage1::console::tracing(),
-            io: RefCell::new(IoTable::new(std::os::fd::AsRawFd::as_raw_fd(
-                &self_pipe.read_end,
-            ))),
+            io: RefCell::new(IoTable::default()),
             self_pipe,
             shared,
             signals: RefCell::new(BTreeMap::new()),

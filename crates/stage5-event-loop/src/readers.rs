@@ -57,21 +57,20 @@ pub(crate) enum Waiter {
 struct Source {
     reader: Option<Waiter>,
     writer: Option<Waiter>,
-    registered: bool, // with mio, for both directions unless `read_only`
-    read_only: bool,  // the self-pipe: it is always writable, and nobody cares
-    readable: bool,   // an edge said so, and nothing has shown otherwise since
+    registered: Option<mio::Interest>, // what mio was told; never narrowed while registered
+    readable: bool,                    // an edge said so, and nothing has shown otherwise since
     writable: bool,
     rearm: bool,   // in `IoTable::rearm`: look at it again before the next select
     release: bool, // in `IoTable::release`: deregister it at the next select if idle
 }
 
 /// The loop's table of descriptors, indexed by descriptor number.
+#[derive(Default)]
 pub(crate) struct IoTable {
     sources: Vec<Source>,
     rearm: Vec<RawFd>,
     release: Vec<RawFd>,
-    waiters: usize,   // readers + writers installed
-    self_pipe: RawFd, // registered for reading only
+    waiters: usize, // readers + writers installed
 }
 // ANCHOR_END: source
 
@@ -101,17 +100,6 @@ impl Source {
 }
 
 impl IoTable {
-    /// An empty table; `self_pipe` is the descriptor the loop watches for reading only.
-    pub(crate) fn new(self_pipe: RawFd) -> IoTable {
-        IoTable {
-            sources: Vec::new(),
-            rearm: Vec::new(),
-            release: Vec::new(),
-            waiters: 0,
-            self_pipe,
-        }
-    }
-
     fn index(&mut self, fd: RawFd) -> io::Result<usize> {
         let index = usize::try_from(fd).map_err(|_| {
             io::Error::new(
@@ -142,17 +130,24 @@ impl IoTable {
     ) -> io::Result<Option<Waiter>> {
         let index = self.index(fd)?;
         let source = &mut self.sources[index];
-        if !source.registered {
-            let read_only = matches!(waiter, Waiter::Callback(_))
-                && interest == Interest::Read
-                && fd == self.self_pipe;
-            selector.register(fd, read_only)?; // epoll reports it at once if ready already
-            *source = Source {
-                registered: true,
-                read_only,
-                ..Source::default()
-            };
-        } else if *source.ready(interest) && matches!(waiter, Waiter::Callback(_)) {
+        let wanted = mio_interest(interest);
+        match source.registered {
+            None => {
+                selector.register(fd, wanted)?; // epoll reports it at once if ready already
+                *source = Source {
+                    registered: Some(wanted),
+                    ..Source::default()
+                };
+            }
+            // A new direction: the only time the interest list changes. It is never
+            // narrowed again while registered (a stray edge costs less than a syscall).
+            Some(known) if !covers(known, interest) => {
+                selector.reregister(fd, known | wanted)?;
+                source.registered = Some(known | wanted);
+            }
+            Some(_) => {}
+        }
+        if *source.ready(interest) && matches!(waiter, Waiter::Callback(_)) {
             // An edge came while nobody was interested, and it may be stale: ask again
             // before the next select, so that a new reader is not called for nothing.
             source.rearm_needed(fd, &mut self.rearm);
@@ -184,7 +179,7 @@ impl IoTable {
         if old.is_some() {
             self.waiters -= 1;
         }
-        if source.registered && source.idle() {
+        if source.registered.is_some() && source.idle() {
             if release {
                 if !source.release {
                     source.release = true;
@@ -215,7 +210,7 @@ impl IoTable {
         if let Some(source) = usize::try_from(fd)
             .ok()
             .and_then(|i| self.sources.get_mut(i))
-            && source.registered
+            && source.registered.is_some()
         {
             self.waiters -=
                 usize::from(source.reader.is_some()) + usize::from(source.writer.is_some());
@@ -229,7 +224,7 @@ impl IoTable {
         if let Some(source) = usize::try_from(fd)
             .ok()
             .and_then(|i| self.sources.get_mut(i))
-            && source.registered
+            && source.registered.is_some()
             && source.idle()
         {
             let _ = selector.deregister(fd);
@@ -256,7 +251,7 @@ impl IoTable {
         for fd in std::mem::take(&mut self.release) {
             let source = &mut self.sources[fd as usize];
             source.release = false;
-            if source.registered && source.idle() {
+            if source.registered.is_some() && source.idle() {
                 let _ = selector.deregister(fd);
                 *source = Source::default();
             }
@@ -265,12 +260,14 @@ impl IoTable {
         for &fd in &rearm {
             let source = &mut self.sources[fd as usize];
             source.rearm = false;
-            if source.registered && source.needs_rearm() {
+            if let Some(known) = source.registered
+                && source.needs_rearm()
+            {
                 source.readable = false;
                 source.writable = false;
-                if selector.reregister(fd, source.read_only).is_err() {
+                if selector.reregister(fd, known).is_err() {
                     // Closed under our feet: nothing will ever be reported for it again.
-                    source.registered = false;
+                    source.registered = None;
                 }
             }
         }
@@ -295,7 +292,7 @@ impl IoTable {
             let Some(source) = self.sources.get_mut(fd as usize) else {
                 continue;
             };
-            if !source.registered {
+            if source.registered.is_none() {
                 continue; // deregistered since the select
             }
             // An error or a hang-up makes both directions "ready": the next read or
@@ -338,7 +335,7 @@ impl IoTable {
     pub(crate) fn clear(&mut self, selector: &mut Selector) -> Vec<Waiter> {
         let mut dropped = Vec::new();
         for (fd, source) in self.sources.iter_mut().enumerate() {
-            if source.registered {
+            if source.registered.is_some() {
                 let _ = selector.deregister(fd as RawFd);
             }
             dropped.extend(source.reader.take());
@@ -349,6 +346,20 @@ impl IoTable {
         self.release.clear();
         self.waiters = 0;
         dropped
+    }
+}
+
+fn mio_interest(interest: Interest) -> mio::Interest {
+    match interest {
+        Interest::Read => mio::Interest::READABLE,
+        Interest::Write => mio::Interest::WRITABLE,
+    }
+}
+
+fn covers(known: mio::Interest, interest: Interest) -> bool {
+    match interest {
+        Interest::Read => known.is_readable(),
+        Interest::Write => known.is_writable(),
     }
 }
 

@@ -80,23 +80,22 @@ impl Selector {
     }
 
     // ANCHOR: registry
-    /// Register `fd`, edge-triggered, with its own number as token: for reading *and*
-    /// writing unless `read_only`. Registering both directions once means that adding a
-    /// writer to a socket that has a reader never costs another system call.
-    pub fn register(&mut self, fd: RawFd, read_only: bool) -> io::Result<()> {
+    /// Register `fd` for `interest`, edge-triggered, with its own number as token.
+    pub fn register(&mut self, fd: RawFd, interest: Interest) -> io::Result<()> {
         self.stats.registers += 1;
         self.poll
             .registry()
-            .register(&mut SourceFd(&fd), token(fd), interest(read_only))
+            .register(&mut SourceFd(&fd), token(fd), interest)
     }
 
-    /// Re-arm `fd`: `EPOLL_CTL_MOD` makes epoll look at the descriptor's readiness *now*
-    /// and report it again at the next `select` if it is still ready.
-    pub fn reregister(&mut self, fd: RawFd, read_only: bool) -> io::Result<()> {
+    /// Change `fd`'s interest, or re-arm it: `EPOLL_CTL_MOD` makes epoll look at the
+    /// descriptor's readiness *now* and report it again at the next `select` if it is
+    /// still ready.
+    pub fn reregister(&mut self, fd: RawFd, interest: Interest) -> io::Result<()> {
         self.stats.reregisters += 1;
         self.poll
             .registry()
-            .reregister(&mut SourceFd(&fd), token(fd), interest(read_only))
+            .reregister(&mut SourceFd(&fd), token(fd), interest)
     }
 
     /// Remove `fd`. A descriptor that was closed meanwhile is already gone from epoll:
@@ -119,14 +118,6 @@ impl Selector {
 
 fn token(fd: RawFd) -> Token {
     Token(fd as usize)
-}
-
-fn interest(read_only: bool) -> Interest {
-    if read_only {
-        Interest::READABLE
-    } else {
-        Interest::READABLE | Interest::WRITABLE
-    }
 }
 
 impl std::fmt::Debug for Selector {
@@ -152,8 +143,8 @@ mod tests {
     #[test]
     fn a_bad_fd_is_an_error_and_a_closed_one_deregisters_quietly() {
         let mut selector = Selector::new().unwrap();
-        assert!(selector.register(-1, false).is_err());
-        assert!(selector.register(987_654, true).is_err());
+        assert!(selector.register(-1, Interest::READABLE).is_err());
+        assert!(selector.register(987_654, Interest::WRITABLE).is_err());
         assert!(selector.deregister(987_654).is_ok());
         assert_eq!(selector.stats().registers, 2);
     }

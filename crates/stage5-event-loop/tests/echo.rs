@@ -1,0 +1,128 @@
+//! The stage 5 echo server with real clients on 127.0.0.1 (book chapter 7, "The echo
+//! server"): 1,000 concurrent clients with their contents checked, a client that resets
+//! and one that half-closes, a 4 MiB message that forces partial writes, a client that
+//! resets mid-stream; and `sock_connect`, the client side, against it.
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+use std::net::SocketAddr;
+
+use loadgen::client;
+use loadgen::scenario::{self, closed_count};
+use stage1::net::Reply;
+use stage5::{EventLoop, RealClock};
+
+/// Serve with `reply` while `clients` runs; the server's output and the connection count.
+fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (String, usize) {
+    scenario::with_server(
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = stage1::Transcript::capture(clock.clone(), false);
+            let lp = EventLoop::with_clock(clock);
+            let server = echo_server::serve(&lp, listener, reply, Some(stop)).unwrap();
+            lp.run_forever().unwrap();
+            let served = server.served();
+            lp.close().unwrap();
+            drop(server);
+            assert!(
+                transcript
+                    .text()
+                    .contains(&format!("{served} clients served"))
+            );
+            transcript.text()
+        },
+        clients,
+    )
+}
+
+#[test]
+fn a_thousand_clients_a_reset_and_a_half_close() {
+    let (text, opened) = with_server(Reply::Got, |addr| {
+        scenario::several_clients_reset_and_half_close(addr, b"Got:", 1000).unwrap()
+    });
+    assert_eq!(closed_count(&text), opened);
+    assert!(
+        text.ends_with(&format!("| {opened} clients served\n")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_4_mib_message_comes_back_intact() {
+    let (text, opened) = with_server(Reply::Plain, |addr| {
+        scenario::big_message(addr, 4 << 20).unwrap();
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", b"after the big one").unwrap();
+        2
+    });
+    assert_eq!(closed_count(&text), opened);
+}
+
+#[test]
+fn a_client_that_resets_mid_stream_does_not_stop_the_server() {
+    let (text, opened) = with_server(Reply::Plain, |addr| {
+        scenario::reset_mid_stream(addr).unwrap();
+        let mut stream = client::connect(addr).unwrap();
+        for n in 0..3 {
+            client::round_trip(&mut stream, b"", &client::message(0, n, 100)).unwrap();
+        }
+        2
+    });
+    assert_eq!(closed_count(&text), opened);
+}
+
+#[test]
+fn sock_connect_talks_to_the_echo_server() {
+    let (text, opened) = with_server(Reply::Got, |addr| {
+        let lp = EventLoop::new();
+        let l = lp.clone();
+        let task = lp
+            .create_task(async move {
+                let exchange = async {
+                    let sock =
+                        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+                    l.sock_connect(&sock, addr).await?;
+                    let stream = std::net::TcpStream::from(sock);
+                    l.sock_sendall(&stream, b"ping").await?;
+                    let mut reply = Vec::new();
+                    while reply.len() < 8 {
+                        let data = l.sock_recv(&stream, 100).await?;
+                        if data.is_empty() {
+                            break;
+                        }
+                        reply.extend(data);
+                    }
+                    Ok::<_, std::io::Error>(reply)
+                };
+                exchange.await.map_err(|e| e.to_string())
+            })
+            .unwrap();
+        let reply = lp.run_until_complete(&task).unwrap().unwrap();
+        assert_eq!(reply, b"Got:ping");
+        lp.close().unwrap();
+        1
+    });
+    assert_eq!(closed_count(&text), opened);
+}
+
+#[test]
+fn sock_connect_reports_a_refused_connection() {
+    // A port nobody listens on: bind one, note it, close it.
+    let addr = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    let lp = EventLoop::new();
+    let l = lp.clone();
+    let task = lp
+        .create_task(async move {
+            let sock =
+                socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+            l.sock_connect(&sock, addr).await.map_err(|e| e.kind())
+        })
+        .unwrap();
+    let outcome = lp.run_until_complete(&task).unwrap();
+    assert_eq!(outcome, Err(std::io::ErrorKind::ConnectionRefused));
+}

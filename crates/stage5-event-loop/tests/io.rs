@@ -1,0 +1,343 @@
+//! Readers, writers, the self-pipe and threads (book chapter 7). The tests that check
+//! what a CPython test checks carry its name (Lib/test/test_asyncio/test_selector_events.py
+//! and test_events.py); CPython's versions run on mocks, ours on real sockets on the
+//! loop's real selector.
+
+// The tests keep CPython's names.
+#![allow(non_snake_case)]
+
+use std::cell::{Cell, RefCell};
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use stage5::{Error, EventLoop, RealClock, VirtualClock};
+
+fn vloop() -> EventLoop {
+    EventLoop::with_clock(VirtualClock::new())
+}
+
+/// A connected pair of non-blocking Unix sockets.
+fn pair() -> (UnixStream, UnixStream) {
+    let (a, b) = UnixStream::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    b.set_nonblocking(true).unwrap();
+    (a, b)
+}
+
+fn counter() -> (Rc<Cell<u32>>, impl FnMut(&EventLoop) + 'static) {
+    let count = Rc::new(Cell::new(0));
+    let c = count.clone();
+    (count, move |_: &EventLoop| c.set(c.get() + 1))
+}
+
+#[test]
+fn test_add_reader_existing() {
+    let lp = vloop();
+    let (a, _b) = pair();
+    let (first_calls, first) = counter();
+    let (second_calls, second) = counter();
+    let old = lp.add_reader(a.as_raw_fd(), first).unwrap();
+    let new = lp.add_reader(a.as_raw_fd(), second).unwrap();
+    assert!(old.cancelled(), "the replaced reader's handle is cancelled");
+    assert!(!new.cancelled());
+    assert!(lp.has_reader(a.as_raw_fd()));
+    (&_b).write_all(b"x").unwrap();
+    lp.call_later(1.0, |_| {}).unwrap();
+    lp.run_once().unwrap();
+    assert_eq!((first_calls.get(), second_calls.get()), (0, 1));
+    assert!(lp.remove_reader(a.as_raw_fd()));
+    assert!(new.cancelled());
+    assert!(!lp.remove_reader(a.as_raw_fd()), "nothing left to remove");
+}
+
+#[test]
+fn test_add_writer_existing() {
+    let lp = vloop();
+    let (a, _b) = pair();
+    let (first_calls, first) = counter();
+    let (second_calls, second) = counter();
+    let old = lp.add_writer(a.as_raw_fd(), first).unwrap();
+    let (reader_calls, reader) = counter();
+    lp.add_reader(a.as_raw_fd(), reader).unwrap();
+    lp.add_writer(a.as_raw_fd(), second).unwrap();
+    assert!(old.cancelled());
+    lp.run_once().unwrap(); // a fresh socket is writable
+    assert_eq!((first_calls.get(), second_calls.get()), (0, 1));
+    assert_eq!(
+        reader_calls.get(),
+        0,
+        "not readable: the reader is not called"
+    );
+    assert!(lp.remove_writer(a.as_raw_fd()));
+    assert!(!lp.remove_writer(a.as_raw_fd()));
+    assert!(lp.has_reader(a.as_raw_fd()), "the reader stays");
+}
+
+#[test]
+fn test_process_events_read_cancelled() {
+    let lp = vloop();
+    let (a, b) = pair();
+    let (calls, reader) = counter();
+    let handle = lp.add_reader(a.as_raw_fd(), reader).unwrap();
+    (&b).write_all(b"x").unwrap();
+    handle.cancel();
+    lp.call_later(1.0, |_| {}).unwrap();
+    lp.run_once().unwrap();
+    assert_eq!(calls.get(), 0, "a cancelled reader is not run");
+    assert!(!lp.has_reader(a.as_raw_fd()), "process_events removed it");
+}
+
+#[test]
+fn test_process_events_write_cancelled() {
+    let lp = vloop();
+    let (a, _b) = pair();
+    let (calls, writer) = counter();
+    let handle = lp.add_writer(a.as_raw_fd(), writer).unwrap();
+    handle.cancel();
+    lp.run_once().unwrap();
+    assert_eq!(calls.get(), 0);
+    assert!(!lp.has_writer(a.as_raw_fd()));
+}
+
+#[test]
+fn a_bad_or_closed_fd_is_an_error_not_a_panic() {
+    let lp = vloop();
+    assert!(matches!(lp.add_reader(-1, |_| {}), Err(Error::Io(_))));
+    let closed = {
+        let (a, _b) = pair();
+        a.as_raw_fd()
+    };
+    let error = lp.add_writer(closed, |_| {}).unwrap_err();
+    assert!(error.to_string().contains("Bad file descriptor"), "{error}");
+    assert!(!lp.remove_reader(closed));
+    lp.close().unwrap();
+    assert!(matches!(lp.add_reader(0, |_| {}), Err(Error::Closed)));
+}
+
+// ANCHOR: level_triggered
+#[test]
+fn a_reader_that_reads_one_byte_of_ten_is_called_ten_times() {
+    let lp = vloop();
+    let (a, b) = pair();
+    (&b).write_all(b"0123456789").unwrap();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let c = calls.clone();
+    let sock = a.try_clone().unwrap();
+    lp.add_reader(a.as_raw_fd(), move |lp| {
+        let mut byte = [0u8; 1];
+        (&sock).read_exact(&mut byte).unwrap();
+        c.borrow_mut().push((lp.iteration(), byte[0]));
+    })
+    .unwrap();
+    lp.call_later(100.0, |_| {}).unwrap(); // so that an idle iteration ends
+    let before = lp.selector_stats();
+    for _ in 0..11 {
+        lp.run_once().unwrap();
+    }
+    let expected: Vec<(u64, u8)> = (0..10).map(|i| (i + 1, b'0' + i as u8)).collect();
+    assert_eq!(
+        *calls.borrow(),
+        expected,
+        "one call per iteration, ten in all"
+    );
+    assert_eq!(
+        lp.time(),
+        100.0,
+        "the eleventh iteration found nothing to read"
+    );
+    // The price of level-triggering on an edge-triggered selector: one re-arm per call.
+    let after = lp.selector_stats();
+    assert_eq!(after.reregisters - before.reregisters, 10);
+}
+// ANCHOR_END: level_triggered
+
+// ANCHOR: hot_path
+#[test]
+fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client = std::thread::spawn(move || {
+        let mut stream = loadgen::client::connect(addr).unwrap();
+        for n in 0..200 {
+            loadgen::client::round_trip(&mut stream, b"", &loadgen::client::message(0, n, 64))
+                .unwrap();
+        }
+    });
+    let before = lp.selector_stats();
+    let l = lp.clone();
+    let server = lp
+        .create_task(async move {
+            let (sock, _) = l.sock_accept(&listener).await.unwrap();
+            let mut messages = 0;
+            loop {
+                let data = l.sock_recv(&sock, 1024).await.unwrap();
+                if data.is_empty() {
+                    return messages;
+                }
+                messages += 1;
+                l.sock_sendall(&sock, &data).await.unwrap();
+            }
+        })
+        .unwrap();
+    assert_eq!(lp.run_until_complete(&server).unwrap(), 200);
+    client.join().unwrap();
+    let after = lp.selector_stats();
+    let delta = |f: fn(&stage5::SelectorStats) -> u64| f(&after) - f(&before);
+    // The listener and the connection: registered once each, removed once each.
+    assert_eq!(delta(|s| s.registers), 2);
+    assert_eq!(delta(|s| s.deregisters), 2);
+    assert_eq!(
+        delta(|s| s.reregisters),
+        0,
+        "no re-arm: every wait followed a WouldBlock"
+    );
+}
+// ANCHOR_END: hot_path
+
+#[test]
+fn a_task_dropped_while_waiting_leaves_no_registration() {
+    let lp = vloop();
+    let (a, _b) = pair();
+    let l = lp.clone();
+    let fd = a.as_raw_fd();
+    let task = lp
+        .create_task(async move { l.sock_recv(&a, 10).await.map(|d| d.len()).ok() })
+        .unwrap();
+    lp.run_once().unwrap();
+    assert!(lp.has_reader(fd), "the task waits to read");
+    let before = lp.selector_stats();
+    task.cancel();
+    lp.call_later(1.0, |_| {}).unwrap();
+    lp.run_once().unwrap(); // the step that ends the task drops its future
+    assert!(task.cancelled());
+    assert!(!lp.has_reader(fd));
+    assert_eq!(lp.selector_stats().deregisters - before.deregisters, 1);
+}
+
+// ANCHOR: threadsafe
+#[test]
+fn test_call_soon_threadsafe() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let handle = lp.handle();
+    let loop_thread = std::thread::current().id();
+    let ran_on = Rc::new(Cell::new(None));
+    let r = ran_on.clone();
+    let helper = std::thread::spawn(move || {
+        // Give the loop time to block in select(timeout=None).
+        std::thread::sleep(Duration::from_millis(100));
+        handle
+            .call_soon_threadsafe(move |lp| {
+                lp.stop();
+                let _ = std::thread::current().id(); // runs on the loop's thread
+            })
+            .unwrap();
+    });
+    let start = Instant::now();
+    lp.call_soon(move |_| r.set(Some(std::thread::current().id())))
+        .unwrap();
+    lp.run_forever().unwrap(); // blocks in select until the helper's byte arrives
+    assert!(start.elapsed() >= Duration::from_millis(90));
+    assert_eq!(ran_on.get(), Some(loop_thread));
+    helper.join().unwrap();
+    lp.close().unwrap();
+    assert!(matches!(
+        lp.handle().call_soon_threadsafe(|_| {}),
+        Err(Error::Closed)
+    ));
+}
+// ANCHOR_END: threadsafe
+
+/// `threads` calls of `call_soon_threadsafe` from each of 4 threads while the loop runs:
+/// each callback runs exactly once, and those of one thread in the order it queued them.
+fn many_calls_from_four_threads(per_thread: usize) -> Duration {
+    thread_local! {
+        static NEXT: RefCell<[usize; 4]> = const { RefCell::new([0; 4]) };
+        static WRONG: Cell<usize> = const { Cell::new(0) };
+    }
+    let lp = EventLoop::with_clock(RealClock::new());
+    let done = Arc::new(AtomicBool::new(false));
+    // Bound the run: if a callback were lost, the loop would stop here instead of hanging.
+    lp.call_later(60.0, EventLoop::stop).unwrap();
+    let start = Instant::now();
+    let workers: Vec<_> = (0..4)
+        .map(|t| {
+            let handle = lp.handle();
+            std::thread::spawn(move || {
+                for i in 0..per_thread {
+                    handle
+                        .call_soon_threadsafe(move |lp| {
+                            let finished = NEXT.with(|next| {
+                                let mut next = next.borrow_mut();
+                                if next[t] != i {
+                                    WRONG.with(|w| w.set(w.get() + 1));
+                                }
+                                next[t] = i + 1;
+                                next.iter().all(|&n| n == per_thread)
+                            });
+                            if finished {
+                                lp.stop();
+                            }
+                        })
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    lp.run_forever().unwrap();
+    let took = start.elapsed();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    done.store(true, Ordering::Relaxed);
+    NEXT.with(|next| assert_eq!(*next.borrow(), [per_thread; 4]));
+    assert_eq!(WRONG.with(Cell::get), 0, "a callback ran out of order");
+    lp.close().unwrap();
+    took
+}
+
+#[test]
+fn call_soon_threadsafe_from_four_threads() {
+    // Scaled down for the debug test run; the full size is the ignored test below.
+    let took = many_calls_from_four_threads(10_000);
+    eprintln!("40,000 call_soon_threadsafe: {took:?}");
+}
+
+/// The full size: `cargo test --release -p stage5 --test io -- --ignored --nocapture`.
+#[test]
+#[ignore = "a million calls: run in release"]
+fn a_million_call_soon_threadsafe_from_four_threads() {
+    let took = many_calls_from_four_threads(250_000);
+    eprintln!("1,000,000 call_soon_threadsafe: {took:?}");
+}
+
+#[test]
+fn a_task_woken_from_another_thread_wakes_a_blocked_loop() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let (tx, rx) = std::sync::mpsc::channel::<std::task::Waker>();
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let task = lp
+        .create_task(std::future::poll_fn(move |cx| {
+            if f.load(Ordering::Acquire) {
+                return std::task::Poll::Ready(7);
+            }
+            tx.send(cx.waker().clone()).unwrap();
+            std::task::Poll::Pending
+        }))
+        .unwrap();
+    let helper = std::thread::spawn(move || {
+        let waker = rx.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        flag.store(true, Ordering::Release);
+        waker.wake();
+    });
+    assert_eq!(lp.run_until_complete(&task).unwrap(), 7);
+    helper.join().unwrap();
+}
