@@ -1,6 +1,8 @@
 //! Snapshot tests of the stage 5 examples, running the examples' own code on the virtual
 //! clock (with `--trace` too for countdown and producer_consumer). Review a changed
 //! snapshot with `cargo insta review` (see the book's introduction) before accepting it.
+//! `threads` runs real threads, whose order of completion depends on the machine: its
+//! test checks the results, not the order. The echo server has its own tests (`echo.rs`).
 
 #[allow(dead_code)]
 #[path = "../examples/callbacks.rs"]
@@ -11,6 +13,9 @@ mod countdown;
 #[allow(dead_code)]
 #[path = "../examples/producer_consumer.rs"]
 mod producer_consumer;
+#[allow(dead_code)]
+#[path = "../examples/threads.rs"]
+mod threads;
 
 use stage5::{Error, EventLoop, transcript};
 
@@ -74,4 +79,25 @@ fn producer_consumer_trace() {
 #[test]
 fn callbacks_virtual_time() {
     insta::assert_snapshot!(run(false, callbacks::program));
+}
+
+#[test]
+fn threads_hand_every_result_back_to_the_loop_thread() {
+    let text = stage1::console::Transcript::capture(stage5::RealClock::new(), false);
+    let lp = EventLoop::with_clock(stage5::RealClock::new());
+    let mut results = threads::program(&lp).unwrap();
+    lp.close().unwrap();
+    results.sort();
+    let expected: Vec<(usize, u64)> = threads::BOUNDS
+        .iter()
+        .enumerate()
+        .map(|(id, &bound)| (id, threads::primes_below(bound)))
+        .collect();
+    assert_eq!(results, expected);
+    let lines = text.text();
+    assert_eq!(lines.lines().count(), 2 + threads::BOUNDS.len(), "{lines}");
+    assert!(
+        lines.contains("| worker 3: 7837 primes below 80000"),
+        "{lines}"
+    );
 }

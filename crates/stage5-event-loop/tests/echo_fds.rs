@@ -1,0 +1,72 @@
+//! After 10,000 connect/close cycles the process has no more open file descriptors than
+//! before (book chapter 7, "The echo server"). A test binary of its own, because it counts
+//! the descriptors of the whole process (the server runs on a thread of it).
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+use std::time::{Duration, Instant};
+
+use loadgen::client;
+use loadgen::scenario::{self, closed_count};
+use stage1::net::Reply;
+use stage5::{EventLoop, RealClock};
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// Count the descriptors until they are down to `at_most` (the server closes its side a
+/// moment after the client), for at most 5 s.
+fn settle(at_most: usize) -> usize {
+    let start = Instant::now();
+    loop {
+        let now = open_fds();
+        if now <= at_most || start.elapsed() > Duration::from_secs(5) {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn ten_thousand_connect_close_cycles_leave_no_descriptor_behind() {
+    const CYCLES: usize = 10_000;
+    let (text, opened) = scenario::with_server(
+        |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = stage1::Transcript::capture(clock.clone(), false);
+            let lp = EventLoop::with_clock(clock);
+            let _server = echo_server::serve(&lp, listener, Reply::Plain, Some(stop)).unwrap();
+            lp.run_forever().unwrap();
+            lp.close().unwrap();
+            transcript.text()
+        },
+        |addr| {
+            // One full exchange first, so that everything lazily made exists.
+            let mut first = client::connect(addr).unwrap();
+            client::round_trip(&mut first, b"", b"first").unwrap();
+            drop(first);
+            std::thread::sleep(Duration::from_millis(50));
+            let before = open_fds();
+            let start = Instant::now();
+            for _ in 0..CYCLES {
+                // Closed with a reset, which leaves no TIME_WAIT behind: ten thousand of
+                // those per run would slowly use up the ephemeral ports.
+                client::reset(std::net::TcpStream::connect(addr).unwrap()).unwrap();
+            }
+            let clients = start.elapsed();
+            let after = settle(before);
+            eprintln!(
+                "{CYCLES} cycles: clients done in {clients:?}, server done in {:?}; \
+                 open descriptors {before} -> {after}",
+                start.elapsed()
+            );
+            assert!(after <= before, "{} descriptors leaked", after - before);
+            1 + CYCLES
+        },
+    );
+    let closed = closed_count(&text);
+    assert_eq!(closed, opened, "{}", text.lines().last().unwrap_or(""));
+}

@@ -1,0 +1,121 @@
+//! Signal handlers on the loop (book chapter 7, "Signals"). A test binary of its own: the
+//! signals raised here are delivered to the whole process.
+
+#![allow(non_snake_case)]
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use signal_hook::consts::{SIGINT, SIGKILL, SIGSEGV, SIGSTOP, SIGTERM, SIGUSR1, SIGUSR2};
+use stage5::{Error, EventLoop, RealClock, VirtualClock};
+
+// ANCHOR: while_selecting
+#[test]
+fn test_signal_handling_while_selecting() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let loop_thread = std::thread::current().id();
+    let ran = Rc::new(Cell::new(0));
+    let r = ran.clone();
+    lp.add_signal_handler(SIGUSR1, move |lp| {
+        assert_eq!(
+            std::thread::current().id(),
+            loop_thread,
+            "on the loop's thread"
+        );
+        r.set(r.get() + 1);
+        lp.stop();
+    })
+    .unwrap();
+    // The signal comes from another thread while the loop blocks in select(None); the
+    // OS-level handler runs on that thread, and only writes to the self-pipe.
+    let sender = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(100));
+        signal_hook::low_level::raise(SIGUSR1).unwrap();
+    });
+    let start = Instant::now();
+    lp.run_forever().unwrap();
+    assert!(start.elapsed() >= Duration::from_millis(90), "it did block");
+    assert_eq!(ran.get(), 1);
+    sender.join().unwrap();
+    assert!(lp.remove_signal_handler(SIGUSR1).unwrap());
+    assert!(!lp.remove_signal_handler(SIGUSR1).unwrap());
+}
+// ANCHOR_END: while_selecting
+
+#[test]
+fn uncatchable_and_invalid_signals_are_clear_errors() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    for sig in [SIGKILL, SIGSTOP, SIGSEGV] {
+        let error = lp.add_signal_handler(sig, |_| {}).unwrap_err();
+        assert!(matches!(error, Error::UncatchableSignal(s) if s == sig));
+        assert_eq!(error.to_string(), format!("sig {sig} cannot be caught"));
+    }
+    for sig in [0, -3, 1000] {
+        let error = lp.add_signal_handler(sig, |_| {}).unwrap_err();
+        assert_eq!(error.to_string(), format!("invalid signal number {sig}"));
+    }
+    lp.close().unwrap();
+    assert!(matches!(
+        lp.add_signal_handler(SIGUSR2, |_| {}),
+        Err(Error::Closed)
+    ));
+}
+
+#[test]
+fn a_replaced_handler_is_cancelled_and_the_new_one_runs() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let old = lp
+        .add_signal_handler(SIGUSR2, |_| panic!("replaced"))
+        .unwrap();
+    let ran = Rc::new(Cell::new(false));
+    let r = ran.clone();
+    lp.add_signal_handler(SIGUSR2, move |lp| {
+        r.set(true);
+        lp.stop();
+    })
+    .unwrap();
+    assert!(old.cancelled());
+    signal_hook::low_level::raise(SIGUSR2).unwrap();
+    lp.run_forever().unwrap();
+    assert!(ran.get());
+    lp.close().unwrap(); // removes the handler (and the next SIGUSR2 would end us)
+}
+
+#[test]
+fn sigterm_stops_the_echo_server_which_reports_its_clients() {
+    let clock = RealClock::new();
+    let transcript = stage1::Transcript::capture(clock.clone(), false);
+    let lp = EventLoop::with_clock(clock);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = echo_server::serve(&lp, listener, stage1::net::Reply::Got, None).unwrap();
+    for sig in [SIGINT, SIGTERM] {
+        let server = server.clone();
+        lp.add_signal_handler(sig, move |lp| server.shutdown(lp))
+            .unwrap();
+    }
+    // Two clients: one has left, one is still connected when SIGTERM comes.
+    let client = std::thread::spawn(move || {
+        let mut gone = loadgen::client::connect(addr).unwrap();
+        loadgen::client::round_trip(&mut gone, b"Got:", b"bye").unwrap();
+        drop(gone);
+        let mut stays = loadgen::client::connect(addr).unwrap();
+        loadgen::client::round_trip(&mut stays, b"Got:", b"hello").unwrap();
+        signal_hook::low_level::raise(SIGTERM).unwrap();
+        // The server closes our connection: end of stream.
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut stays, &mut rest).unwrap();
+        rest
+    });
+    lp.run_forever().unwrap();
+    lp.close().unwrap();
+    assert!(client.join().unwrap().is_empty());
+    let text = transcript.text();
+    assert_eq!(loadgen::scenario::closed_count(&text), 2, "{text}");
+    assert!(text.ends_with("| 2 clients served\n"), "{text}");
+}
