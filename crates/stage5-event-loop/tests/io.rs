@@ -242,6 +242,7 @@ fn test_call_soon_threadsafe() {
     let start = Instant::now();
     lp.call_soon(move |_| r.set(Some(std::thread::current().id())))
         .unwrap();
+    lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
     lp.run_forever().unwrap(); // blocks in select until the helper's byte arrives
     assert!(start.elapsed() >= Duration::from_millis(90));
     assert_eq!(ran_on.get(), Some(loop_thread));

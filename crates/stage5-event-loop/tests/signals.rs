@@ -37,8 +37,10 @@ fn test_signal_handling_while_selecting() {
         std::thread::sleep(Duration::from_millis(100));
         signal_hook::low_level::raise(SIGUSR1).unwrap();
     });
+    let bound = lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
     let start = Instant::now();
     lp.run_forever().unwrap();
+    bound.cancel();
     assert!(start.elapsed() >= Duration::from_millis(90), "it did block");
     assert_eq!(ran.get(), 1);
     sender.join().unwrap();
@@ -81,6 +83,7 @@ fn a_replaced_handler_is_cancelled_and_the_new_one_runs() {
     .unwrap();
     assert!(old.cancelled());
     signal_hook::low_level::raise(SIGUSR2).unwrap();
+    lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
     lp.run_forever().unwrap();
     assert!(ran.get());
     lp.close().unwrap(); // removes the handler (and the next SIGUSR2 would end us)
@@ -112,6 +115,7 @@ fn sigterm_stops_the_echo_server_which_reports_its_clients() {
         std::io::Read::read_to_end(&mut stays, &mut rest).unwrap();
         rest
     });
+    lp.call_later(30.0, EventLoop::stop).unwrap(); // never hang
     lp.run_forever().unwrap();
     lp.close().unwrap();
     assert!(client.join().unwrap().is_empty());
