@@ -480,7 +480,8 @@ impl EventLoop {
     /// On the virtual clock, waiting for real would be wrong while a timer is pending
     /// (virtual time does not pass while we wait), so the loop polls without blocking
     /// and, if nothing happened, jumps the clock by `timeout`: to the first timer. With no
-    /// timer, nothing ready and nothing registered, no event can ever come: on the real
+    /// timer, nothing ready and nothing watched (no reader or writer besides the loop's
+    /// self-pipe, no signal handler), no event can ever come: on the real
     /// clock asyncio would block forever (waiting for another thread or a signal); on the
     /// virtual clock that is a hang in a test, so the iteration fails with
     /// [`Error::NothingToWaitFor`] instead.
