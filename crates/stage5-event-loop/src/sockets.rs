@@ -48,16 +48,16 @@ pub const DEFAULT_BACKLOG: usize = 100;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
-/// again when woken.
-pub struct IoOp<'a, T> {
+/// again when woken. No allocation: the operation is a closure stored in place.
+pub struct IoOp<'a, F> {
     lp: &'a EventLoop,
     fd: RawFd,
     interest: Interest,
-    op: Box<dyn FnMut() -> io::Result<T> + 'a>,
+    op: F,
     waiting: bool, // our waker is installed on `fd`
 }
 
-impl<T> std::future::Future for IoOp<'_, T> {
+impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F> {
     type Output = io::Result<T>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
@@ -89,7 +89,7 @@ impl<T> std::future::Future for IoOp<'_, T> {
     }
 }
 
-impl<T> Drop for IoOp<'_, T> {
+impl<F> Drop for IoOp<'_, F> {
     /// A future dropped while waiting (its task was cancelled) removes its waiter at once.
     fn drop(&mut self) {
         if self.waiting {
@@ -100,17 +100,17 @@ impl<T> Drop for IoOp<'_, T> {
 // ANCHOR_END: io_op
 
 impl EventLoop {
-    fn io_op<'a, T>(
-        &'a self,
+    fn io_op<T, F: FnMut() -> io::Result<T> + Unpin>(
+        &self,
         fd: RawFd,
         interest: Interest,
-        op: impl FnMut() -> io::Result<T> + 'a,
-    ) -> IoOp<'a, T> {
+        op: F,
+    ) -> IoOp<'_, F> {
         IoOp {
             lp: self,
             fd,
             interest,
-            op: Box::new(op),
+            op,
             waiting: false,
         }
     }
