@@ -65,19 +65,38 @@ impl<F: FnOnce(&EventLoop)> Slot for Cell<Option<F>> {
 // ANCHOR_END: handle
 
 /// The slot of a reader's or writer's handle: the callback runs every time, and goes back
-/// into the slot after each run unless the handle was cancelled meanwhile (a reader that
-/// removes itself).
+/// into the slot after each run, even one that panicked (asyncio keeps a reader whose
+/// callback raised), unless the handle was cancelled meanwhile (a reader that removes
+/// itself).
 struct Repeating<F> {
     callback: Cell<Option<F>>,
     cleared: Cell<bool>,
 }
 
+/// Puts the callback back when the run ends, by returning or by unwinding.
+struct PutBack<'a, F> {
+    slot: &'a Repeating<F>,
+    callback: Option<F>,
+}
+
+impl<F> Drop for PutBack<'_, F> {
+    fn drop(&mut self) {
+        if !self.slot.cleared.get() {
+            self.slot.callback.set(self.callback.take());
+        }
+    }
+}
+
 impl<F: FnMut(&EventLoop)> Slot for Repeating<F> {
     fn run(&self, lp: &EventLoop) {
-        if let Some(mut callback) = self.callback.take() {
-            callback(lp);
-            if !self.cleared.get() {
-                self.callback.set(Some(callback));
+        let callback = self.callback.take();
+        if callback.is_some() {
+            let mut running = PutBack {
+                slot: self,
+                callback,
+            };
+            if let Some(callback) = running.callback.as_mut() {
+                callback(lp);
             }
         }
     }
@@ -264,6 +283,26 @@ mod tests {
         handle.run(&lp);
         assert_eq!(*count.borrow(), 1);
         assert_eq!(handle.to_string(), "<Handle #1>");
+    }
+
+    #[test]
+    fn a_repeating_handle_survives_a_panic_but_not_a_cancel() {
+        let lp = EventLoop::with_clock(stage1::VirtualClock::new());
+        let count = Rc::new(RefCell::new(0));
+        let c = count.clone();
+        let handle = Handle::new_repeating(3, move |_| {
+            *c.borrow_mut() += 1;
+            if *c.borrow() == 2 {
+                panic!("second run");
+            }
+        });
+        handle.run(&lp);
+        assert!(crate::errors::catch(|| handle.run(&lp)).is_err());
+        handle.run(&lp);
+        assert_eq!(*count.borrow(), 3, "the panic did not lose the callback");
+        handle.cancel();
+        handle.run(&lp);
+        assert_eq!(*count.borrow(), 3);
     }
 
     #[test]
