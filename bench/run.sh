@@ -26,6 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started_at=$(date +%s)
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 OUT=target/bench
 BIN=$OUT/bin
@@ -38,7 +39,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
     export W3_TIMERS=${W3_TIMERS:-20000} W4_ITEMS=${W4_ITEMS:-100000}
     export W5_CONNS=${W5_CONNS:-50,200} W5_SECS=${W5_SECS:-1} W5_WARMUP=${W5_WARMUP:-0.5}
     export W6_CONNS=${W6_CONNS:-1000} ROUNDS=${ROUNDS:-1} W5_ROUNDS=${W5_ROUNDS:-1}
-    export W6_ROUNDS=${W6_ROUNDS:-1}
+    export W6_ROUNDS=${W6_ROUNDS:-1} REPEAT=${REPEAT:-1}
 else
     command_line="bash bench/run.sh"
     REPORT=${BENCH_OUT:-docs/src/benchmarks.md}
@@ -269,5 +270,6 @@ done
 elapsed=$(($(date +%s) - started_at))
 step "report: $REPORT"
 python3 bench/python/report.py --results "$RESULTS" --out "$REPORT" --python "$PY" \
-    --command "$command_line" --seconds "$elapsed" --template docs/src/benchmarks.md
+    --command "$command_line" --seconds "$elapsed" --template docs/src/benchmarks.md \
+    --load-start "$load_at_start"
 say "done in ${elapsed}s"

@@ -323,6 +323,12 @@ def generate(records, args):
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rounds = {k: max((r["round"] for r in records if r["kind"] == k), default=0)
               for k in ("inproc", "echo", "hold")}
+    runs = max((r["result"].get("runs", 1) for r in records if r["kind"] == "inproc" and "result" in r),
+               default=1)
+    try:
+        load_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        load_end = "unknown"
     commit = info["commit"] or "unknown"
     if info["dirty"]:
         commit += " (with uncommitted changes)"
@@ -336,9 +342,14 @@ def generate(records, args):
         f"- **Versions**: {info['rustc'] or 'rustc ?'}; tokio {info['tokio'] or '?'}, "
         f"mio {info['mio'] or '?'}; CPython {info['python'] or '?'}; "
         f"uvloop {info['uvloop'] or 'not installed'}.",
-        f"- **Rounds**: {rounds['inproc']} of W1–W4, {rounds['echo']} of W5, {rounds['hold']} of W6. "
+        f"- **Rounds**: {rounds['inproc']} of W1–W4 ("
+        + (f"each value the best of {runs} runs in one process" if runs > 1 else "one run each")
+        + f"), {rounds['echo']} of W5, {rounds['hold']} of W6. "
         "Values are medians over rounds; ratios are medians of same-round ratios "
         "(range over rounds in brackets).",
+        f"- **Load average** (1, 5, 15 min) when the run began: {args.load_start or 'unknown'}; "
+        f"when it ended: {load_end}. The run itself keeps one to two cores busy; more than "
+        "that means other work shared the machine.",
         "- **Parameters** (`bench/params.env`"
         + (", reduced: quick mode" if "BENCH_QUICK" in args.command else "")
         + "): "
@@ -368,6 +379,7 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--command", default="bash bench/run.sh")
     parser.add_argument("--seconds", type=int, default=0)
+    parser.add_argument("--load-start", default=None)
     args = parser.parse_args()
     block = generate(load_records(args.results), args)
     try:

@@ -29,17 +29,27 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The best of several runs of the same work: the least wall time and the least CPU
+    /// time (each may come from a different run).
+    pub fn best(samples: impl IntoIterator<Item = Sample>) -> Option<Sample> {
+        samples.into_iter().reduce(|a, b| Sample {
+            n: a.n,
+            wall: a.wall.min(b.wall),
+            cpu: a.cpu.min(b.cpu),
+        })
+    }
+
     /// Wall nanoseconds per operation.
     pub fn wall_ns_per_op(&self) -> f64 {
         self.wall.as_nanos() as f64 / self.n.max(1) as f64
     }
 
     /// The JSON line `bench-SYSTEM` prints for this sample.
-    pub fn json(&self, system: &str, workload: &str, how: &str) -> String {
+    pub fn json(&self, system: &str, workload: &str, how: &str, runs: u64) -> String {
         let mut line = String::new();
         let _ = write!(
             line,
-            "{{\"system\":\"{}\",\"workload\":\"{}\",\"how\":\"{}\",\"n\":{},\
+            "{{\"system\":\"{}\",\"workload\":\"{}\",\"how\":\"{}\",\"runs\":{runs},\"n\":{},\
              \"wall_ns\":{},\"cpu_ns\":{},\"wall_ns_per_op\":{:.2},\"cpu_ns_per_op\":{:.2}}}",
             escape(system),
             escape(workload),
@@ -87,6 +97,17 @@ mod tests {
     }
 
     #[test]
+    fn the_best_takes_the_least_of_each() {
+        let at = |wall, cpu| Sample {
+            n: 1,
+            wall: Duration::from_nanos(wall),
+            cpu: Duration::from_nanos(cpu),
+        };
+        assert_eq!(Sample::best([at(5, 3), at(4, 6)]), Some(at(4, 3)));
+        assert_eq!(Sample::best([]), None);
+    }
+
+    #[test]
     fn the_json_line_has_every_field() {
         let sample = Sample {
             n: 4,
@@ -94,8 +115,8 @@ mod tests {
             cpu: Duration::from_nanos(8),
         };
         assert_eq!(
-            sample.json("floor", "W1", "a \"box\""),
-            "{\"system\":\"floor\",\"workload\":\"W1\",\"how\":\"a \\\"box\\\"\",\"n\":4,\
+            sample.json("floor", "W1", "a \"box\"", 3),
+            "{\"system\":\"floor\",\"workload\":\"W1\",\"how\":\"a \\\"box\\\"\",\"runs\":3,\"n\":4,\
              \"wall_ns\":10,\"cpu_ns\":8,\"wall_ns_per_op\":2.50,\"cpu_ns_per_op\":2.00}"
         );
     }

@@ -32,6 +32,8 @@ pub struct Params {
     pub w3_seed: u64,
     /// W4: integers sent through the queue.
     pub w4_items: u64,
+    /// Runs of each workload in one process, of which the fastest is reported.
+    pub repeat: u64,
 }
 
 /// A missing or malformed parameter.
@@ -85,6 +87,7 @@ impl Params {
             w3_max_delay_ms: get("W3_MAX_DELAY_MS")?,
             w3_seed: get("W3_SEED")?,
             w4_items: get("W4_ITEMS")?,
+            repeat: get("REPEAT")?.max(1),
         })
     }
 
@@ -98,6 +101,7 @@ impl Params {
             w3_max_delay_ms: self.w3_max_delay_ms,
             w3_seed: self.w3_seed,
             w4_items: f(self.w4_items),
+            repeat: self.repeat,
         }
     }
 }
@@ -107,7 +111,7 @@ mod tests {
     use super::*;
 
     const TEXT: &str = "# sizes\nW1_CALLBACKS=10\nW2_STEPS = 20\nW3_TIMERS=30\n\
-                        W3_MAX_DELAY_MS=5\nW3_SEED=7\nW4_ITEMS=\"40\"\nW5_CONNS=50,1000\n";
+                        W3_MAX_DELAY_MS=5\nW3_SEED=7\nW4_ITEMS=\"40\"\nREPEAT=2\nW5_CONNS=50,1000\n";
 
     #[test]
     fn the_file_parses_and_the_environment_overrides_it() {

@@ -82,6 +82,7 @@ mod tests {
             w3_max_delay_ms: 5,
             w3_seed: 8,
             w4_items: 1000,
+            repeat: 1,
         };
         for system in ALL {
             for w in system.workloads {
