@@ -161,7 +161,7 @@ stop_server() {
 trap stop_server EXIT
 
 start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
-    local cmd log=$OUT/server.log
+    local cmd line log=$OUT/server.log
     case "$1" in
         floor | tokio) cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600) ;;
         asyncio | uvloop)
@@ -173,7 +173,11 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     SERVER_TIMEOUT_PID=$!
     SERVER_ADDR=""
     for _ in $(seq 100); do
-        SERVER_ADDR=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$log")
+        # Complete lines only (`read` fails on a last line with no newline yet): the
+        # server may be caught halfway through writing `listening on 127.0.0.1:PORT`.
+        while IFS= read -r line; do
+            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then SERVER_ADDR=${BASH_REMATCH[1]}; fi
+        done <"$log"
         [ -n "$SERVER_ADDR" ] && break
         sleep 0.1
     done
