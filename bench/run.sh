@@ -25,6 +25,7 @@
 # by its PID. Only 127.0.0.1 is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in bench/python
 started_at=$(date +%s)
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
