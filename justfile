@@ -38,11 +38,11 @@ diff A B:
 echo-cost *STAGES:
     bash bench/echo-cost.sh {{STAGES}}
 
-# The benchmarks of issue 8 (about 7 minutes on 2 cores): writes docs/src/benchmarks.md.
+# The benchmarks of issue 8 (about 6 minutes on 2 cores): writes docs/src/benchmarks.md.
 bench:
     bash bench/run.sh
 
-# The benchmarks once, at reduced sizes (about a minute): writes target/bench/benchmarks.md.
+# The benchmarks once, at reduced sizes (under a minute): writes target/bench/benchmarks.md.
 bench-quick:
     BENCH_QUICK=1 bash bench/run.sh
 
