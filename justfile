@@ -38,6 +38,18 @@ diff A B:
 echo-cost *STAGES:
     bash bench/echo-cost.sh {{STAGES}}
 
+# The benchmarks of issue 8 (about 6 minutes on 2 cores): writes docs/src/benchmarks.md.
+bench:
+    bash bench/run.sh
+
+# The benchmarks once, at reduced sizes (under a minute): writes target/bench/benchmarks.md.
+bench-quick:
+    BENCH_QUICK=1 bash bench/run.sh
+
+# W1-W4 of the Rust systems through criterion: `just bench-criterion W2/`.
+bench-criterion *ARGS:
+    cargo bench -p bench -- {{ARGS}}
+
 # Everything CI runs.
 ci:
     bash .ci/run

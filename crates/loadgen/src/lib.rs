@@ -4,7 +4,9 @@
 //! harness. [`client`] holds small blocking clients (connect, round trip, reset,
 //! half-close) and [`scenario`] the scenarios every stage's echo test runs, so that each
 //! stage's test reads as what it checks rather than as socket plumbing. The `loadgen`
-//! binary drives a server for the benchmarks.
+//! binary drives a server for the benchmarks, and [`procstat`] is how it reads the
+//! server's CPU time and memory.
 
 pub mod client;
+pub mod procstat;
 pub mod scenario;

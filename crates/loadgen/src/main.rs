@@ -7,6 +7,12 @@
 //! With `--hold S` it instead opens the connections and keeps them idle for S seconds (to
 //! measure a server's memory per idle connection). Either way it prints one JSON line.
 //!
+//! With `--server-pid PID` it also reads the server's own figures from `/proc`: in echo
+//! mode, the CPU time the server used during the measured window (so the warm-up is left
+//! out exactly) and that time per echoed message; with `--hold`, the server's resident
+//! memory before the connections and once it has accepted them all, reporting as soon as it
+//! has (at most S seconds) instead of holding for the whole S.
+//!
 //! One thread drives every connection through a `mio::Poll`, so a thousand connections do
 //! not need a thousand threads, and the client's own overhead stays small beside the
 //! server's. Everything is bounded: it stops by itself after the given time.
@@ -32,6 +38,9 @@ Options:
       --pause MS       wait MS milliseconds between a reply and the next message
                        (an interactive client; default 0: back to back)
       --hold S         open the connections, hold them idle for S seconds, report, exit
+      --server-pid PID also report that process's CPU time in the measured window (echo
+                       mode), or its memory before and while holding (--hold; then it
+                       reports once the server has accepted every connection, within S)
   -h, --help           print this help";
 
 #[derive(Debug, Clone)]
@@ -44,6 +53,7 @@ struct Config {
     prefix: Vec<u8>,
     hold: Option<f64>,
     pause: Duration,
+    server_pid: Option<u32>,
 }
 
 fn parse() -> Result<Option<Config>, lexopt::Error> {
@@ -57,6 +67,7 @@ fn parse() -> Result<Option<Config>, lexopt::Error> {
         prefix: Vec::new(),
         hold: None,
         pause: Duration::ZERO,
+        server_pid: None,
     };
     let mut parser = lexopt::Parser::from_env();
     while let Some(arg) = parser.next()? {
@@ -72,6 +83,7 @@ fn parse() -> Result<Option<Config>, lexopt::Error> {
                 let ms: u64 = parser.value()?.parse()?;
                 config.pause = Duration::from_millis(ms.min(10_000));
             }
+            Long("server-pid") => config.server_pid = Some(parser.value()?.parse()?),
             Long("help") | Short('h') => return Ok(None),
             _ => return Err(arg.unexpected()),
         }
@@ -154,9 +166,26 @@ impl Conn {
     }
 }
 
+/// With `--server-pid`, how many connections may be ahead of the server's `accept`s.
+/// Servers listen with backlogs of 100 (asyncio) to 1024 (mio, tokio); connecting faster
+/// than the server accepts overflows the backlog, and the kernel then drops the SYN, which
+/// the client only resends a second later: thousands of connections would take minutes.
+const PACE: usize = 64;
+
 fn connect_all(config: &Config, poll: &Poll) -> io::Result<Vec<Conn>> {
     let mut conns = Vec::with_capacity(config.conns);
+    let server_fds = match config.server_pid {
+        Some(pid) => Some((pid, loadgen::procstat::open_fds(pid)?)),
+        None => None,
+    };
     for i in 0..config.conns {
+        if let (Some((pid, before)), true) = (server_fds, i > 0 && i % PACE == 0) {
+            // Let the server accept what is queued (for at most 10 s, then go on anyway).
+            let give_up = Instant::now() + Duration::from_secs(10);
+            while loadgen::procstat::open_fds(pid)? < before + i && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
         let std_stream =
             std::net::TcpStream::connect_timeout(&config.addr, Duration::from_secs(10))?;
         std_stream.set_nodelay(true)?;
@@ -182,10 +211,37 @@ fn connect_all(config: &Config, poll: &Poll) -> io::Result<Vec<Conn>> {
 
 fn hold(config: &Config, seconds: f64) -> io::Result<String> {
     let poll = Poll::new()?;
+    let Some(pid) = config.server_pid else {
+        let conns = connect_all(config, &poll)?;
+        std::thread::sleep(Duration::from_secs_f64(seconds));
+        return Ok(format!(
+            "{{\"mode\":\"hold\",\"addr\":\"{}\",\"conns\":{},\"held_secs\":{seconds}}}",
+            config.addr,
+            conns.len()
+        ));
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let rss_before = loadgen::procstat::rss_kib(pid)?;
+    let fds_before = loadgen::procstat::open_fds(pid)?;
     let conns = connect_all(config, &poll)?;
-    std::thread::sleep(Duration::from_secs_f64(seconds));
+    // Connected is not accepted: wait until the server holds a descriptor for every
+    // connection, then give it a moment to finish setting each one up.
+    let mut fds_held = loadgen::procstat::open_fds(pid)?;
+    while fds_held < fds_before + conns.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        fds_held = loadgen::procstat::open_fds(pid)?;
+    }
+    let all_accepted = fds_held >= fds_before + conns.len();
+    std::thread::sleep(
+        Duration::from_millis(500).min(deadline.saturating_duration_since(Instant::now())),
+    );
+    let rss_held = loadgen::procstat::rss_kib(pid)?;
+    let per_conn = (rss_held as f64 - rss_before as f64) * 1024.0 / conns.len() as f64;
     Ok(format!(
-        "{{\"mode\":\"hold\",\"addr\":\"{}\",\"conns\":{},\"held_secs\":{seconds}}}",
+        "{{\"mode\":\"hold\",\"addr\":\"{}\",\"conns\":{},\"server_pid\":{pid},\
+         \"all_accepted\":{all_accepted},\"server_fds_before\":{fds_before},\
+         \"server_fds_held\":{fds_held},\"rss_before_kib\":{rss_before},\
+         \"rss_held_kib\":{rss_held},\"rss_per_conn_bytes\":{per_conn:.0}}}",
         config.addr,
         conns.len()
     ))
@@ -206,10 +262,16 @@ fn run(config: &Config) -> io::Result<String> {
     let mut buffer = vec![0; 64 * 1024];
     // Connections pausing between round trips (`--pause`), with when to resume each.
     let mut paused: Vec<(Instant, usize)> = Vec::new();
+    // The server's CPU time when the measured window opened (with `--server-pid`).
+    let mut server_cpu_start: Option<u64> = None;
     loop {
         let now = Instant::now();
         if now >= end {
             break;
+        }
+        if let (Some(pid), None, true) = (config.server_pid, server_cpu_start, now >= measure_from)
+        {
+            server_cpu_start = Some(loadgen::procstat::cpu_ns(pid)?);
         }
         let mut i = 0;
         while i < paused.len() {
@@ -221,12 +283,15 @@ fn run(config: &Config) -> io::Result<String> {
                 i += 1;
             }
         }
-        let wake = paused
+        let mut wake = paused
             .iter()
             .map(|(at, _)| *at)
             .min()
             .unwrap_or(end)
             .min(end);
+        if config.server_pid.is_some() && server_cpu_start.is_none() {
+            wake = wake.min(measure_from);
+        }
         poll.poll(&mut events, Some(wake.saturating_duration_since(now)))?;
         for event in &events {
             let conn = &mut conns[event.token().0];
@@ -252,6 +317,16 @@ fn run(config: &Config) -> io::Result<String> {
             }
         }
     }
+    let server = match (config.server_pid, server_cpu_start) {
+        (Some(pid), Some(start)) => {
+            let used = loadgen::procstat::cpu_ns(pid)?.saturating_sub(start);
+            let per_msg = used as f64 / 1000.0 / latencies.len().max(1) as f64;
+            format!(
+                ",\"server_pid\":{pid},\"server_cpu_ns\":{used},\"server_cpu_us_per_msg\":{per_msg:.3}"
+            )
+        }
+        _ => String::new(),
+    };
     latencies.sort_unstable();
     let pct = |p: f64| -> u32 {
         if latencies.is_empty() {
@@ -263,7 +338,7 @@ fn run(config: &Config) -> io::Result<String> {
     let measured = latencies.len();
     Ok(format!(
         "{{\"mode\":\"echo\",\"addr\":\"{}\",\"conns\":{},\"size\":{},\"secs\":{},\"warmup\":{},\
-         \"pause_ms\":{},\"messages\":{measured},\"msgs_per_sec\":{:.1},\"p50_us\":{},\"p99_us\":{},\"max_us\":{}}}",
+         \"pause_ms\":{},\"messages\":{measured},\"msgs_per_sec\":{:.1},\"p50_us\":{},\"p99_us\":{},\"max_us\":{}{server}}}",
         config.addr,
         config.conns,
         config.size,

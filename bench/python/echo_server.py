@@ -1,0 +1,48 @@
+"""The echo server of W5 and W6 on asyncio or uvloop, with asyncio.Protocol (the fast
+path of both: no streams, no task per connection).
+
+    python3 bench/python/echo_server.py --loop asyncio|uvloop --addr 127.0.0.1:0 [--max-secs S]
+
+Prints `listening on HOST:PORT` to stderr once it accepts, and ends by itself after
+--max-secs (default 600) if nobody stops it first.
+"""
+
+import argparse
+import asyncio
+import sys
+
+
+class Echo(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        self.transport.write(data)
+
+
+async def serve(host, port, max_secs):
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Echo, host, port)
+    host, port = server.sockets[0].getsockname()[:2]
+    print(f"listening on {host}:{port}", file=sys.stderr, flush=True)
+    await asyncio.sleep(max_secs)
+    server.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument("--addr", default="127.0.0.1:0")
+    parser.add_argument("--max-secs", type=float, default=600.0)
+    args = parser.parse_args()
+    host, _, port = args.addr.rpartition(":")
+    if args.loop == "uvloop":
+        import uvloop
+
+        uvloop.run(serve(host, int(port), args.max_secs))
+    else:
+        asyncio.run(serve(host, int(port), args.max_secs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# The benchmarks of issue 8: every system on every workload it can do, in several rounds,
+# and one page of tables (docs/src/benchmarks.md).
+#
+#   bash bench/run.sh                  the full run: about 6 minutes on 2 cores
+#   BENCH_QUICK=1 bash bench/run.sh    everything once at reduced sizes, under a minute, to
+#                                      check the script; writes target/bench/benchmarks.md
+#   just bench / just bench-quick      the same
+#
+# Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
+# `bench-stageN` binary (W1-W4) or an `echo_server` example (W5, W6), and CPython's
+# asyncio and uvloop (bench/python; uvloop is pip-installed into target/bench/venv). A
+# system that does not build or install is skipped with a note, so a new stage appears by
+# itself once its pieces exist.
+#
+# Sizes: bench/params.env; an environment variable of the same name overrides a line.
+# Rounds: each round runs W1-W4 for every system (one process per system and workload),
+# then W5 at every connection count, then W6; the report takes medians over rounds, and
+# ratios to the floor (and to tokio) *within* each round before taking their median, since
+# this machine drifts by tens of percent between runs.
+#
+# Processes: every server runs under `timeout` (it cannot outlive this script by more than
+# a few minutes even if the script is killed), is pinned to core 0 while the client or the
+# in-process benchmark runs on core 1 (when `taskset` and two cores exist), and is stopped
+# by its PID. Only 127.0.0.1 is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in bench/python
+started_at=$(date +%s)
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+
+OUT=target/bench
+BIN=$OUT/bin
+mkdir -p "$BIN"
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+    command_line="BENCH_QUICK=1 bash bench/run.sh"
+    REPORT=${BENCH_OUT:-$OUT/benchmarks.md}
+    export W1_CALLBACKS=${W1_CALLBACKS:-100000} W2_STEPS=${W2_STEPS:-100000}
+    export W3_TIMERS=${W3_TIMERS:-20000} W4_ITEMS=${W4_ITEMS:-100000}
+    export W5_CONNS=${W5_CONNS:-50,200} W5_SECS=${W5_SECS:-1} W5_WARMUP=${W5_WARMUP:-0.5}
+    export W6_CONNS=${W6_CONNS:-1000} ROUNDS=${ROUNDS:-1} W5_ROUNDS=${W5_ROUNDS:-1}
+    export W6_ROUNDS=${W6_ROUNDS:-1} REPEAT=${REPEAT:-1}
+else
+    command_line="bash bench/run.sh"
+    REPORT=${BENCH_OUT:-docs/src/benchmarks.md}
+fi
+# bench/params.env, except what the environment already sets.
+while IFS= read -r line; do
+    case "$line" in '' | '#'*) continue ;; esac
+    key=${line%%=*}
+    if [ -z "${!key+x}" ]; then export "$key=${line#*=}"; fi
+done <bench/params.env
+
+say() { printf '%s\n' "$*" >&2; }
+step() { printf '\n== %s (%ds)\n' "$*" $(($(date +%s) - started_at)) >&2; }
+
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    PIN_SERVER=(taskset -c 0)
+    PIN_CLIENT=(taskset -c 1)
+else
+    PIN_SERVER=()
+    PIN_CLIENT=()
+    say "note: no taskset or one core: client and server are not pinned"
+fi
+
+# ---------------------------------------------------------------------------------------
+step "build (release)"
+cargo build -q --release -p loadgen -p bench --bins
+cp target/release/loadgen "$BIN/loadgen"
+inproc=(floor tokio)
+echo_systems=(floor tokio)
+for system in floor tokio; do cp "target/release/bench-$system" "$BIN/"; done
+for dir in crates/stage*-*/; do
+    stage=$(basename "$dir" | cut -d- -f1)
+    if [ -x "target/release/bench-$stage" ]; then
+        cp "target/release/bench-$stage" "$BIN/"
+        inproc+=("$stage")
+    else
+        say "$stage: no bench-$stage binary (crates/bench/src/systems/$stage.rs): W1-W4 skipped"
+    fi
+    if [ ! -f "$dir/examples/echo_server.rs" ]; then
+        say "$stage: no echo_server example: W5, W6 skipped"
+    # One package at a time, copied out at once: every stage's example is called
+    # echo_server, and they share target/release/examples/echo_server.
+    elif cargo build -q --release -p "$stage" --example echo_server; then
+        cp target/release/examples/echo_server "$BIN/$stage-echo_server"
+        echo_systems+=("$stage")
+    else
+        say "$stage: echo_server does not build: W5, W6 skipped"
+    fi
+done
+
+step "python: asyncio, and uvloop in $OUT/venv"
+PY=python3
+if [ -x "$OUT/venv/bin/python" ] || python3 -m venv "$OUT/venv" >/dev/null; then
+    PY=$OUT/venv/bin/python
+fi
+inproc+=(asyncio)
+echo_systems+=(asyncio)
+if "$PY" -c 'import uvloop' 2>/dev/null ||
+    timeout 300 "$PY" -m pip install -q --disable-pip-version-check \
+        -r bench/python/requirements.txt >&2; then
+    inproc+=(uvloop)
+    echo_systems+=(uvloop)
+else
+    say "uvloop could not be installed: skipped"
+fi
+say "in-process: ${inproc[*]}"
+say "echo:       ${echo_systems[*]}"
+
+RESULTS=$OUT/results.jsonl
+: >"$RESULTS"
+# record KIND ROUND SYSTEM EXTRA-JSON-FIELDS RESULT-JSON-OR-EMPTY ERROR
+record() {
+    if [ -n "$5" ]; then
+        printf '{"kind":"%s","round":%s,"system":"%s"%s,"result":%s}\n' "$1" "$2" "$3" "$4" "$5"
+    else
+        printf '{"kind":"%s","round":%s,"system":"%s"%s,"error":"%s"}\n' "$1" "$2" "$3" "$4" "$6"
+    fi >>"$RESULTS"
+}
+field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
+
+# ---------------------------------------------------------------------------------------
+run_inproc() { # ROUND SYSTEM WORKLOAD
+    local cmd out
+    case "$2" in
+        asyncio | uvloop) cmd=("$PY" bench/python/workloads.py --loop "$2" "$3") ;;
+        *) cmd=("$BIN/bench-$2" "$3") ;;
+    esac
+    local status=0
+    out=$(timeout 300 "${PIN_CLIENT[@]}" "${cmd[@]}") || status=$?
+    if [ "$status" != 0 ]; then
+        say "  $3 $2: FAILED (exit status $status)"
+        record inproc "$1" "$2" ",\"workload\":\"$3\"" "" "exit status $status"
+        return
+    fi
+    while IFS= read -r line; do
+        local sys
+        sys=$(field "$line" system)
+        record inproc "$1" "$sys" ",\"workload\":\"$3\"" "$line"
+        if [ "$3" = W3 ]; then
+            say "$(printf '  %s %-12s %10.1f ms CPU' "$3" "$sys" "$(field "$line" cpu_ns)e-6")"
+        else
+            say "$(printf '  %s %-12s %10.1f ns/op' "$3" "$sys" "$(field "$line" wall_ns_per_op)")"
+        fi
+    done <<<"$out"
+}
+
+# ---------------------------------------------------------------------------------------
+SERVER_TIMEOUT_PID=""
+SERVER_PID=""
+SERVER_ADDR=""
+stop_server() {
+    if [ -n "$SERVER_TIMEOUT_PID" ]; then
+        kill "$SERVER_TIMEOUT_PID" 2>/dev/null || true # timeout passes it on to the server
+        wait "$SERVER_TIMEOUT_PID" 2>/dev/null || true
+    fi
+    SERVER_TIMEOUT_PID=""
+    SERVER_PID=""
+}
+trap stop_server EXIT
+
+start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
+    local cmd line log=$OUT/server.log
+    case "$1" in
+        floor | tokio) cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600) ;;
+        asyncio | uvloop)
+            cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
+            ;;
+        *) cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0) ;;
+    esac
+    timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>"$log" &
+    SERVER_TIMEOUT_PID=$!
+    SERVER_ADDR=""
+    for _ in $(seq 100); do
+        # Complete lines only (`read` fails on a last line with no newline yet): the
+        # server may be caught halfway through writing `listening on 127.0.0.1:PORT`.
+        while IFS= read -r line; do
+            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then SERVER_ADDR=${BASH_REMATCH[1]}; fi
+        done <"$log"
+        [ -n "$SERVER_ADDR" ] && break
+        sleep 0.1
+    done
+    SERVER_PID=$(cat "/proc/$SERVER_TIMEOUT_PID/task/$SERVER_TIMEOUT_PID/children" 2>/dev/null |
+        awk '{print $1}')
+    if [ -z "$SERVER_ADDR" ] || [ -z "$SERVER_PID" ]; then
+        say "  $1: the server did not start: $(head -c 300 "$log")"
+        stop_server
+        return 1
+    fi
+    sleep 0.2 # let it settle before its memory or CPU time is read
+}
+
+is_polling() { case "$1" in stage1 | stage2 | stage3) return 0 ;; *) return 1 ;; esac; }
+
+run_echo() { # ROUND SYSTEM CONNS
+    local out
+    if ! start_server "$2"; then
+        record echo "$1" "$2" ",\"conns\":$3" "" "server did not start"
+        return
+    fi
+    if out=$(timeout 120 "${PIN_CLIENT[@]}" "$BIN/loadgen" --addr "$SERVER_ADDR" --conns "$3" \
+        --secs "$W5_SECS" --warmup "$W5_WARMUP" --size "$W5_SIZE" --server-pid "$SERVER_PID"); then
+        record echo "$1" "$2" ",\"conns\":$3" "$out"
+        say "$(printf '  W5 C=%-5s %-8s %9.0f msg/s  p50 %6s us  p99 %6s us  server %7s us CPU/msg' \
+            "$3" "$2" "$(field "$out" msgs_per_sec)" "$(field "$out" p50_us)" \
+            "$(field "$out" p99_us)" "$(field "$out" server_cpu_us_per_msg)")"
+    else
+        say "  W5 C=$3 $2: FAILED"
+        record echo "$1" "$2" ",\"conns\":$3" "" "loadgen failed"
+    fi
+    stop_server
+}
+
+run_hold() { # ROUND SYSTEM
+    local out
+    if ! start_server "$2"; then
+        record hold "$1" "$2" "" "" "server did not start"
+        return
+    fi
+    if out=$(timeout $((W6_HOLD_SECS + 60)) "${PIN_CLIENT[@]}" "$BIN/loadgen" \
+        --addr "$SERVER_ADDR" --conns "$W6_CONNS" --hold "$W6_HOLD_SECS" \
+        --server-pid "$SERVER_PID"); then
+        record hold "$1" "$2" "" "$out"
+        say "$(printf '  W6 %-8s %8s KiB -> %8s KiB  %6s B/conn  all accepted: %s' "$2" \
+            "$(field "$out" rss_before_kib)" "$(field "$out" rss_held_kib)" \
+            "$(field "$out" rss_per_conn_bytes)" "$(field "$out" all_accepted)")"
+    else
+        say "  W6 $2: FAILED"
+        record hold "$1" "$2" "" "" "loadgen failed"
+    fi
+    stop_server
+}
+
+# W6 holds W6_CONNS connections in loadgen and as many in the server.
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((W6_CONNS + 200)) ]; then
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    say "open-file limit raised to $(ulimit -n)"
+fi
+
+# ---------------------------------------------------------------------------------------
+for round in $(seq "$ROUNDS"); do
+    step "round $round/$ROUNDS: W1-W4 in process"
+    for workload in W1 W2 W3 W4; do
+        for system in "${inproc[@]}"; do
+            case "$system" in
+                asyncio | uvloop) run_inproc "$round" "$system" "$workload" ;;
+                *) if "$BIN/bench-$system" --list | grep -q "^$workload "; then
+                    run_inproc "$round" "$system" "$workload"
+                fi ;;
+            esac
+        done
+    done
+done
+for round in $(seq "$W5_ROUNDS"); do
+    step "round $round/$W5_ROUNDS: W5 echo, ${W5_WARMUP}s warm-up + ${W5_SECS}s"
+    for conns in ${W5_CONNS//,/ }; do
+        for system in "${echo_systems[@]}"; do
+            if is_polling "$system" && [[ ",$W5_POLLING_CONNS," != *",$conns,"* ]]; then
+                continue
+            fi
+            run_echo "$round" "$system" "$conns"
+        done
+    done
+done
+for round in $(seq "$W6_ROUNDS"); do
+    step "round $round/$W6_ROUNDS: W6, $W6_CONNS idle connections"
+    for system in "${echo_systems[@]}"; do
+        run_hold "$round" "$system"
+    done
+done
+
+# ---------------------------------------------------------------------------------------
+elapsed=$(($(date +%s) - started_at))
+step "report: $REPORT"
+python3 bench/python/report.py --results "$RESULTS" --out "$REPORT" --python "$PY" \
+    --command "$command_line" --seconds "$elapsed" --template docs/src/benchmarks.md \
+    --load-start "$load_at_start"
+say "done in ${elapsed}s"

@@ -1,0 +1,6 @@
+//! `bench-floor`: the in-process workloads (W1-W4) of floor, one JSON line each, and
+//! its echo server (`bench-floor serve`) for W5 and W6. See `bench::cli`.
+
+fn main() -> std::process::ExitCode {
+    bench::cli::main(&bench::systems::floor::SYSTEM)
+}

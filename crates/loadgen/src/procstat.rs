@@ -1,0 +1,68 @@
+//! What `loadgen --server-pid` reads about the server it drives, from Linux's `/proc`: the
+//! server's CPU time (W5: CPU per echoed message), its resident memory and its open file
+//! descriptors (W6: memory per idle connection).
+//!
+//! CPU time comes from `/proc/PID/task/*/schedstat`, the scheduler's own accounting in
+//! nanoseconds, summed over every thread of the process. `/proc/PID/stat` would give the
+//! same in clock ticks (10 ms here), too coarse for a window of a few seconds.
+
+use std::fs;
+use std::io;
+
+/// The CPU time (user + system) every thread of process `pid` has used so far, in
+/// nanoseconds.
+pub fn cpu_ns(pid: u32) -> io::Result<u64> {
+    let mut total = 0;
+    for entry in fs::read_dir(format!("/proc/{pid}/task"))? {
+        let path = entry?.path().join("schedstat");
+        // A thread that ended between the listing and the read has no file any more.
+        let Ok(text) = fs::read_to_string(path) else {
+            continue;
+        };
+        total += first_number(&text)?;
+    }
+    Ok(total)
+}
+
+/// The resident memory of process `pid` (`VmRSS` in `/proc/PID/status`), in KiB.
+pub fn rss_kib(pid: u32) -> io::Result<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .ok_or_else(|| io::Error::other(format!("no VmRSS for process {pid}")))?;
+    first_number(&line["VmRSS:".len()..])
+}
+
+/// How many file descriptors process `pid` has open.
+pub fn open_fds(pid: u32) -> io::Result<usize> {
+    Ok(fs::read_dir(format!("/proc/{pid}/fd"))?.count())
+}
+
+fn first_number(text: &str) -> io::Result<u64> {
+    text.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("expected a number in {text:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process() {
+        let me = std::process::id();
+        let spin = std::time::Instant::now();
+        while spin.elapsed().as_millis() < 2 {}
+        assert!(cpu_ns(me).unwrap() > 0);
+        assert!(rss_kib(me).unwrap() > 0);
+        assert!(open_fds(me).unwrap() >= 3);
+    }
+
+    #[test]
+    fn parses_the_first_number() {
+        assert_eq!(first_number("  123 kB").unwrap(), 123);
+        assert!(first_number("x").is_err());
+    }
+}
