@@ -46,7 +46,11 @@ for stage in "${stages[@]}"; do
     trap 'kill $pid 2>/dev/null || true' EXIT
     addr=""
     for _ in $(seq 50); do
-        addr=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$log")
+        # Complete lines only (`read` fails on a last line with no newline yet): the
+        # server may be caught halfway through writing `listening on 127.0.0.1:PORT`.
+        while IFS= read -r line; do
+            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then addr=${BASH_REMATCH[1]}; fi
+        done <"$log"
         [ -n "$addr" ] && break
         sleep 0.1
     done

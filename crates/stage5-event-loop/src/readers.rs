@@ -248,6 +248,9 @@ impl IoTable {
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
     pub(crate) fn before_select(&mut self, selector: &mut Selector) {
+        if self.release.is_empty() && self.rearm.is_empty() {
+            return; // the common case of a busy loop: nothing to re-arm or release
+        }
         for fd in std::mem::take(&mut self.release) {
             let source = &mut self.sources[fd as usize];
             source.release = false;

@@ -19,6 +19,7 @@ pub mod stage1;
 pub mod stage2;
 pub mod stage3;
 pub mod stage4;
+pub mod stage5;
 pub mod tokio;
 
 /// One workload as one system does it.
@@ -54,6 +55,7 @@ pub const ALL: &[&System] = &[
     &stage2::SYSTEM,
     &stage3::SYSTEM,
     &stage4::SYSTEM,
+    &stage5::SYSTEM,
 ];
 
 /// Panic unless a workload's result is what it should be: a wrong count means the
