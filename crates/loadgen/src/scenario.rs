@@ -138,3 +138,22 @@ pub fn reset_mid_stream(addr: SocketAddr) -> io::Result<()> {
     }
     client::reset(stream)
 }
+
+/// One client, one round trip with a server in `--plain` mode; returns 1 connection.
+pub fn one_plain_round_trip(addr: SocketAddr) -> usize {
+    let mut stream = client::connect(addr).expect("the server accepts");
+    client::round_trip(&mut stream, b"", b"plain bytes").expect("the bytes come back unchanged");
+    1
+}
+
+/// Check what [`with_server`] returned: the server printed `Connection closed` once for
+/// every connection made to it, the stop knock included. Hands the result back, for
+/// further checks.
+pub fn assert_all_closed((transcript, opened): (String, usize)) -> (String, usize) {
+    assert_eq!(
+        closed_count(&transcript),
+        opened,
+        "every connection must be reported closed once; the server printed:\n{transcript}"
+    );
+    (transcript, opened)
+}

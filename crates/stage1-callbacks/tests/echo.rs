@@ -9,8 +9,7 @@ mod echo_server;
 
 use std::net::SocketAddr;
 
-use loadgen::client;
-use loadgen::scenario::{self, closed_count};
+use loadgen::scenario::{self};
 use stage1::net::Reply;
 use stage1::{RealClock, Scheduler, Transcript};
 
@@ -31,18 +30,12 @@ fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (Stri
 
 #[test]
 fn serves_several_clients_at_once_and_survives_a_reset() {
-    let (text, opened) = with_server(Reply::Got, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Got, |addr| {
         scenario::several_clients_reset_and_half_close(addr, b"Got:", 8).unwrap()
-    });
-    assert_eq!(closed_count(&text), opened, "{text}");
+    }));
 }
 
 #[test]
 fn plain_mode_echoes_bytes_unchanged() {
-    let (text, opened) = with_server(Reply::Plain, |addr| {
-        let mut stream = client::connect(addr).unwrap();
-        client::round_trip(&mut stream, b"", b"plain bytes").unwrap();
-        1
-    });
-    assert_eq!(closed_count(&text), opened);
+    scenario::assert_all_closed(with_server(Reply::Plain, scenario::one_plain_round_trip));
 }

@@ -9,7 +9,7 @@ mod echo_server;
 use std::net::SocketAddr;
 
 use loadgen::client;
-use loadgen::scenario::{self, closed_count};
+use loadgen::scenario::{self};
 use stage4::net::Reply;
 use stage4::{RealClock, Scheduler, Transcript};
 
@@ -30,33 +30,30 @@ fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (Stri
 
 #[test]
 fn two_hundred_clients_a_reset_and_a_half_close() {
-    let (text, opened) = with_server(Reply::Got, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Got, |addr| {
         scenario::several_clients_reset_and_half_close(addr, b"Got:", 200).unwrap()
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }
 
 #[test]
 fn a_4_mib_message_comes_back_intact() {
-    let (text, opened) = with_server(Reply::Plain, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Plain, |addr| {
         scenario::big_message(addr, 4 << 20).unwrap();
         // And the server still serves the next client.
         let mut stream = client::connect(addr).unwrap();
         client::round_trip(&mut stream, b"", b"after the big one").unwrap();
         2
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }
 
 #[test]
 fn a_client_that_resets_mid_stream_does_not_stop_the_server() {
-    let (text, opened) = with_server(Reply::Plain, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Plain, |addr| {
         scenario::reset_mid_stream(addr).unwrap();
         let mut stream = client::connect(addr).unwrap();
         for n in 0..3 {
             client::round_trip(&mut stream, b"", &client::message(0, n, 100)).unwrap();
         }
         2
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }

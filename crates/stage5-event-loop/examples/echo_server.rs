@@ -161,7 +161,7 @@ impl EchoServer {
         }
         let served = self.served.get();
         gather(lp, tasks).add_done_callback(move |lp, _| {
-            say!("{served} clients served");
+            say!("clients served: {served}");
             lp.stop();
         });
     }

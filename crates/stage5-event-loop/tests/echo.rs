@@ -10,7 +10,7 @@ mod echo_server;
 use std::net::SocketAddr;
 
 use loadgen::client;
-use loadgen::scenario::{self, closed_count};
+use loadgen::scenario::{self};
 use stage1::net::Reply;
 use stage5::{EventLoop, RealClock};
 
@@ -29,7 +29,7 @@ fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (Stri
             assert!(
                 transcript
                     .text()
-                    .contains(&format!("{served} clients served"))
+                    .contains(&format!("clients served: {served}"))
             );
             transcript.text()
         },
@@ -39,43 +39,40 @@ fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (Stri
 
 #[test]
 fn a_thousand_clients_a_reset_and_a_half_close() {
-    let (text, opened) = with_server(Reply::Got, |addr| {
+    let (text, opened) = scenario::assert_all_closed(with_server(Reply::Got, |addr| {
         scenario::several_clients_reset_and_half_close(addr, b"Got:", 1000).unwrap()
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
     assert!(
-        text.ends_with(&format!("| {opened} clients served\n")),
+        text.ends_with(&format!("| clients served: {opened}\n")),
         "{text}"
     );
 }
 
 #[test]
 fn a_4_mib_message_comes_back_intact() {
-    let (text, opened) = with_server(Reply::Plain, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Plain, |addr| {
         scenario::big_message(addr, 4 << 20).unwrap();
         let mut stream = client::connect(addr).unwrap();
         client::round_trip(&mut stream, b"", b"after the big one").unwrap();
         2
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }
 
 #[test]
 fn a_client_that_resets_mid_stream_does_not_stop_the_server() {
-    let (text, opened) = with_server(Reply::Plain, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Plain, |addr| {
         scenario::reset_mid_stream(addr).unwrap();
         let mut stream = client::connect(addr).unwrap();
         for n in 0..3 {
             client::round_trip(&mut stream, b"", &client::message(0, n, 100)).unwrap();
         }
         2
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }
 
 #[test]
 fn sock_connect_talks_to_the_echo_server() {
-    let (text, opened) = with_server(Reply::Got, |addr| {
+    scenario::assert_all_closed(with_server(Reply::Got, |addr| {
         let lp = EventLoop::new();
         let l = lp.clone();
         let task = lp
@@ -103,8 +100,7 @@ fn sock_connect_talks_to_the_echo_server() {
         assert_eq!(reply, b"Got:ping");
         lp.close().unwrap();
         1
-    });
-    assert_eq!(closed_count(&text), opened);
+    }));
 }
 
 #[test]

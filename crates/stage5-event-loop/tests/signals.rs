@@ -121,5 +121,5 @@ fn sigterm_stops_the_echo_server_which_reports_its_clients() {
     assert!(client.join().unwrap().is_empty());
     let text = transcript.text();
     assert_eq!(loadgen::scenario::closed_count(&text), 2, "{text}");
-    assert!(text.ends_with("| 2 clients served\n"), "{text}");
+    assert!(text.ends_with("| clients served: 2\n"), "{text}");
 }

@@ -14,12 +14,14 @@ use std::time::Duration;
 use crate::measure::Sample;
 use crate::params::Params;
 
+pub mod callbacks;
 pub mod floor;
 pub mod stage1;
 pub mod stage2;
 pub mod stage3;
 pub mod stage4;
 pub mod stage5;
+pub mod tasks;
 pub mod tokio;
 
 /// One workload as one system does it.
