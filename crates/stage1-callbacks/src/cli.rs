@@ -1,5 +1,6 @@
 //! The flags every example of every stage accepts (book introduction, "The output
-//! contract").
+//! contract"). No seed section: the seed only prints; these flags are this project's own,
+//! and every later stage uses them as they are.
 //!
 //! - no flag: exactly the seed's lines, on the real clock;
 //! - `--timestamps`: each line prefixed with scheduler time, `  4.000 | Down 4`;
