@@ -28,6 +28,10 @@
 //!
 //! The heap is written by hand on top of `std`'s `BinaryHeap` rather than taken from a
 //! crate: the ordering is the lesson.
+//!
+//! The deadline's type is a parameter, `Duration` unless said otherwise: stage 5 keeps
+//! asyncio's deadlines, which can lie before the clock's start (`call_later(-2)`), in a
+//! signed type, and reuses this heap, its tie-breaker and its sequence counter as they are.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -35,9 +39,9 @@ use std::time::Duration;
 
 /// One sleeper: an item due at `deadline`, with the `sequence` that breaks ties.
 #[derive(Debug)]
-pub struct Timer<T> {
+pub struct Timer<T, D = Duration> {
     /// When the item is due, as time since the clock started.
-    pub deadline: Duration,
+    pub deadline: D,
     /// Order of registration: the tie-breaker for equal deadlines.
     pub sequence: u64,
     /// What sleeps: a callback, a task, ...
@@ -47,36 +51,36 @@ pub struct Timer<T> {
 // ANCHOR: timer_ord
 // `BinaryHeap` is a max-heap; we want the *earliest* timer on top, so the comparison is
 // reversed: `other` before `self`. Only `(deadline, sequence)` is compared, never `item`.
-impl<T> Ord for Timer<T> {
+impl<T, D: Ord> Ord for Timer<T, D> {
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+        (&other.deadline, other.sequence).cmp(&(&self.deadline, self.sequence))
     }
 }
 // ANCHOR_END: timer_ord
 
-impl<T> PartialOrd for Timer<T> {
+impl<T, D: Ord> PartialOrd for Timer<T, D> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl<T> PartialEq for Timer<T> {
+impl<T, D: Ord> PartialEq for Timer<T, D> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl<T> Eq for Timer<T> {}
+impl<T, D: Ord> Eq for Timer<T, D> {}
 
 /// A min-heap of [`Timer`]s ordered by `(deadline, sequence)`: the seed's `sleeping` list
 /// together with its `sequence` counter.
 #[derive(Debug)]
-pub struct TimerHeap<T> {
-    heap: BinaryHeap<Timer<T>>,
+pub struct TimerHeap<T, D = Duration> {
+    heap: BinaryHeap<Timer<T, D>>,
     sequence: u64,
 }
 
-impl<T> Default for TimerHeap<T> {
+impl<T, D: Ord> Default for TimerHeap<T, D> {
     fn default() -> Self {
         TimerHeap {
             heap: BinaryHeap::new(),
@@ -85,7 +89,7 @@ impl<T> Default for TimerHeap<T> {
     }
 }
 
-impl<T> TimerHeap<T> {
+impl<T, D: Ord + Copy> TimerHeap<T, D> {
     /// An empty heap.
     pub fn new() -> Self {
         Self::default()
@@ -94,7 +98,7 @@ impl<T> TimerHeap<T> {
     // ANCHOR: push
     /// Add `item`, due at `deadline`. Returns its sequence number: the seed's
     /// `self.sequence += 1; heappush(self.sleeping, (deadline, self.sequence, func))`.
-    pub fn push(&mut self, deadline: Duration, item: T) -> u64 {
+    pub fn push(&mut self, deadline: D, item: T) -> u64 {
         self.sequence += 1;
         let sequence = self.sequence;
         self.heap.push(Timer {
@@ -107,18 +111,18 @@ impl<T> TimerHeap<T> {
     // ANCHOR_END: push
 
     /// Remove and return the earliest timer (ties: the one pushed first).
-    pub fn pop(&mut self) -> Option<Timer<T>> {
+    pub fn pop(&mut self) -> Option<Timer<T, D>> {
         self.heap.pop()
     }
 
     /// The earliest timer, without removing it.
-    pub fn peek(&self) -> Option<&Timer<T>> {
+    pub fn peek(&self) -> Option<&Timer<T, D>> {
         self.heap.peek()
     }
 
     /// Remove and return the earliest timer if it is due at `now`, that is if
     /// `deadline <= now`.
-    pub fn pop_due(&mut self, now: Duration) -> Option<Timer<T>> {
+    pub fn pop_due(&mut self, now: D) -> Option<Timer<T, D>> {
         if self.heap.peek()?.deadline <= now {
             self.heap.pop()
         } else {
@@ -134,6 +138,18 @@ impl<T> TimerHeap<T> {
     /// True when no timer is waiting.
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
+    }
+
+    /// Keep only the timers `keep` says yes to, and rebuild the heap: how stage 5 drops
+    /// cancelled timers in one pass when they are more than half of a large heap.
+    pub fn retain(&mut self, keep: impl FnMut(&Timer<T, D>) -> bool) {
+        self.heap.retain(keep);
+    }
+
+    /// Take every timer out, in no particular order (a loop that closes drops them). The
+    /// sequence counter goes on from where it was.
+    pub fn drain(&mut self) -> impl Iterator<Item = Timer<T, D>> + '_ {
+        self.heap.drain()
     }
 }
 
@@ -173,6 +189,30 @@ mod tests {
         assert!(heap.pop_due(secs(1)).is_none());
         assert_eq!(heap.pop_due(secs(2)).map(|t| t.item), Some("two"));
         assert!(heap.is_empty());
+    }
+
+    #[test]
+    fn retain_keeps_the_order_of_what_it_keeps() {
+        let mut heap = TimerHeap::new();
+        for (n, name) in ["a", "b", "c", "d"].into_iter().enumerate() {
+            heap.push(secs(4 - n as u64), name);
+        }
+        heap.retain(|t| t.item != "c");
+        let order: Vec<_> = std::iter::from_fn(|| heap.pop().map(|t| t.item)).collect();
+        assert_eq!(order, ["d", "b", "a"]);
+        assert_eq!(heap.push(secs(1), "e"), 5, "the counter goes on");
+        assert_eq!(heap.drain().count(), 1);
+        assert!(heap.is_empty());
+    }
+
+    #[test]
+    fn a_signed_deadline_orders_the_past_too() {
+        let mut heap: TimerHeap<&str, i64> = TimerHeap::new();
+        heap.push(-1, "minus one");
+        heap.push(-2, "minus two");
+        heap.push(0, "zero");
+        let order: Vec<_> = std::iter::from_fn(|| heap.pop_due(0).map(|t| t.item)).collect();
+        assert_eq!(order, ["minus two", "minus one", "zero"]);
     }
 
     #[test]

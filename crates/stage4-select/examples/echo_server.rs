@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use stage4::net::{EchoSetup, Reply};
-use stage4::{NewTask, Scheduler, cli, say, trace};
+use stage4::{NewTask, Scheduler, WaitIo, cli, say, trace};
 
 // ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each

@@ -18,6 +18,11 @@
 //!
 //! What changed from stage 3: the same names as stage 2's polling `io` functions, now
 //! methods of the scheduler (as in the seed), and no `sleep` anywhere.
+//!
+//! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the seed's
+//! `read_wait` and `write_wait`. Stage 4's [`Scheduler`] implements it; so does stage 5's
+//! event loop, and then these very functions run there unchanged (chapter 5 opens with
+//! that). A caller brings the trait into scope (`use stage4::WaitIo`) to call them.
 
 use std::cell::Cell;
 use std::io::{self, ErrorKind, Read, Write};
@@ -25,21 +30,43 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
+use stage1::Schedule;
 use stage2::runtime::{self, Suspended};
 use stage2::switch;
 
-use crate::scheduler::Scheduler;
 use crate::selector::Interest;
 
-impl Scheduler {
+// ANCHOR: wait_io
+/// A callback scheduler that can also wait for sockets: the seed's `read_wait` and
+/// `write_wait`. Everything else in this module is written against it.
+// `async fn` in a public trait cannot promise `Send` futures; nothing here is ever sent to
+// another thread (every scheduler in the book runs on one), so that is no loss.
+#[allow(async_fn_in_trait)]
+pub trait WaitIo: Schedule {
+    /// Run `callback` once `source` is readable. One wait per socket and direction: a
+    /// second is refused with `AlreadyExists`.
+    fn read_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()>;
+
+    /// Run `callback` once `source` is writable. One wait per socket and direction.
+    fn write_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()>;
+    // ANCHOR_END: wait_io
+
     // ANCHOR: wait
     /// Suspend the running task until `source` is ready for `interest`.
-    pub async fn wait(&self, source: &impl AsRawFd, interest: Interest) -> io::Result<()> {
+    async fn wait(&self, source: &impl AsRawFd, interest: Interest) -> io::Result<()> {
         // Register first, with an empty slot for the task; only once that worked does the
         // task step out of `current` into the slot.
         let slot: Rc<Cell<Option<Suspended>>> = Rc::default();
         let wake = slot.clone();
-        let callback = move |_: &Scheduler| {
+        let callback = move |_: &Self| {
             if let Some(task) = wake.take() {
                 task.resume();
             }
@@ -54,40 +81,24 @@ impl Scheduler {
     }
     // ANCHOR_END: wait
 
-    /// Retry `op` until it does not answer `WouldBlock`, waiting for `interest` in between.
-    async fn retry<T>(
-        &self,
-        source: &impl AsRawFd,
-        interest: Interest,
-        mut op: impl FnMut() -> io::Result<T>,
-    ) -> io::Result<T> {
-        loop {
-            self.wait(source, interest).await?;
-            match op() {
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
-                result => return result,
-            }
-        }
-    }
-
     // ANCHOR: recv
     /// Wait until `sock` is readable, then receive into `buf`: `Ok(0)` at end of stream.
-    pub async fn recv(&self, sock: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+    async fn recv(&self, sock: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
         let fd = sock.as_raw_fd();
-        self.retry(&fd, Interest::Read, || sock.read(buf)).await
+        retry(self, &fd, Interest::Read, || sock.read(buf)).await
     }
     // ANCHOR_END: recv
 
     /// Wait until `sock` is writable, then send as much of `data` as it takes.
-    pub async fn send(&self, sock: &mut TcpStream, data: &[u8]) -> io::Result<usize> {
+    async fn send(&self, sock: &mut TcpStream, data: &[u8]) -> io::Result<usize> {
         let fd = sock.as_raw_fd();
-        self.retry(&fd, Interest::Write, || sock.write(data)).await
+        retry(self, &fd, Interest::Write, || sock.write(data)).await
     }
 
     // ANCHOR: sendall
     /// Send all of `data`: `send` may take only part of it (a full socket buffer), and the
     /// seed's server would silently drop the rest.
-    pub async fn sendall(&self, sock: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
+    async fn sendall(&self, sock: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             match self.send(sock, data).await? {
                 0 => return Err(ErrorKind::WriteZero.into()),
@@ -99,11 +110,25 @@ impl Scheduler {
     // ANCHOR_END: sendall
 
     /// Wait until `listener` has a connection, accept it, and make it non-blocking.
-    pub async fn accept(&self, listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
-        let (stream, peer) = self
-            .retry(listener, Interest::Read, || listener.accept())
-            .await?;
+    async fn accept(&self, listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+        let (stream, peer) = retry(self, listener, Interest::Read, || listener.accept()).await?;
         stream.set_nonblocking(true)?;
         Ok((stream, peer))
+    }
+}
+
+/// Retry `op` until it does not answer `WouldBlock`, waiting for `interest` in between.
+async fn retry<S: WaitIo, T>(
+    s: &S,
+    source: &impl AsRawFd,
+    interest: Interest,
+    mut op: impl FnMut() -> io::Result<T>,
+) -> io::Result<T> {
+    loop {
+        s.wait(source, interest).await?;
+        match op() {
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+            result => return result,
+        }
     }
 }

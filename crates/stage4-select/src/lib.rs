@@ -10,7 +10,7 @@
 //! | --- | --- | --- |
 //! | [`selector`] | `Selector` (the `select()` call) and `MioSelector` on `mio::Poll`; one-shot waits on an edge-triggered selector | 6, `select` |
 //! | [`scheduler`] | `Scheduler`: stage 1's queues + I/O waits; the loop with `select`; `run_once` | 6, `Scheduler.run` |
-//! | [`io`] | `wait`, `accept`, `recv`, `send`, `sendall` | 6, `Scheduler.recv` … |
+//! | [`io`] | `WaitIo`: `read_wait`/`write_wait`, and on them `wait`, `accept`, `recv`, `send`, `sendall` | 6, `Scheduler.recv` … |
 //!
 //! Reused, not copied: stage 1's `Schedule` trait, `Callback`, `TimerHeap`, clock and output
 //! contract; stage 2's `switch`, `Runtime`, `AsyncQueue` and `sleep`; stage 3's `Task` and
@@ -20,6 +20,7 @@ pub mod io;
 pub mod scheduler;
 pub mod selector;
 
+pub use io::WaitIo;
 pub use scheduler::Scheduler;
 pub use selector::{Interest, MioSelector, Selector};
 

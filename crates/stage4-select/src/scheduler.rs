@@ -35,6 +35,7 @@ use std::time::Duration;
 use stage1::scheduler::Callback;
 use stage1::{CallbackId, Clock, Schedule, TimerHeap, trace};
 
+use crate::io::WaitIo;
 use crate::selector::{Interest, MioSelector, Selector};
 
 /// The callback scheduler with I/O waits. Cloning gives another handle to the same one.
@@ -248,6 +249,24 @@ impl Scheduler {
         Ok(())
     }
     // ANCHOR_END: wait_for_events
+}
+
+impl WaitIo for Scheduler {
+    fn read_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()> {
+        Scheduler::read_wait(self, source, callback)
+    }
+
+    fn write_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()> {
+        Scheduler::write_wait(self, source, callback)
+    }
 }
 
 impl Schedule for Scheduler {

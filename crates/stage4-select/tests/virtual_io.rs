@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use stage4::net::{self, Reply};
-use stage4::{NewTask, Scheduler, say, sleep, transcript};
+use stage4::{NewTask, Scheduler, WaitIo, say, sleep, transcript};
 
 async fn client(s: Scheduler, addr: SocketAddr, stop: Arc<AtomicBool>) {
     sleep(Duration::from_millis(1500)).await;
