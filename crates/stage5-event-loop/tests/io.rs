@@ -158,18 +158,11 @@ fn a_reader_that_reads_one_byte_of_ten_is_called_ten_times() {
 
 // ANCHOR: hot_path
 #[test]
-fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
+fn an_echo_on_one_connection_registers_once_and_re_arms_at_most_once_a_message() {
     let lp = EventLoop::with_clock(RealClock::new());
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let client = std::thread::spawn(move || {
-        let mut stream = loadgen::client::connect(addr).unwrap();
-        for n in 0..200 {
-            loadgen::client::round_trip(&mut stream, b"", &loadgen::client::message(0, n, 64))
-                .unwrap();
-        }
-    });
     let before = lp.selector_stats();
     let l = lp.clone();
     let server = lp
@@ -186,6 +179,16 @@ fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
             }
         })
         .unwrap();
+    // The server waits for its client before the client exists: the listener's wait is
+    // registered whatever the threads' timing.
+    lp.run_once().unwrap();
+    let client = std::thread::spawn(move || {
+        let mut stream = loadgen::client::connect(addr).unwrap();
+        for n in 0..200 {
+            loadgen::client::round_trip(&mut stream, b"", &loadgen::client::message(0, n, 64))
+                .unwrap();
+        }
+    });
     assert_eq!(lp.run_until_complete(&server).unwrap(), 200);
     client.join().unwrap();
     let after = lp.selector_stats();
@@ -193,11 +196,10 @@ fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
     // The listener and the connection: registered once each, removed once each.
     assert_eq!(delta(|s| s.registers), 2);
     assert_eq!(delta(|s| s.deregisters), 2);
-    assert_eq!(
-        delta(|s| s.reregisters),
-        0,
-        "no re-arm: every wait followed a WouldBlock"
-    );
+    // A wait finds the registration kept from the last operation and re-arms it, which
+    // also checks that the kernel still has it (the number may be a new socket's): at
+    // most one system call per message, fewer when the next message was already there.
+    assert!(delta(|s| s.reregisters) <= 200, "{:?}", after);
 }
 // ANCHOR_END: hot_path
 

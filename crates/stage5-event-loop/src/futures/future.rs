@@ -17,6 +17,10 @@
 //! Every awaiter receives the same outcome, as in Python, so reading a result clones it:
 //! `T: Clone`. (A task whose output is expensive or impossible to clone returns an `Rc`.)
 //!
+//! The file is over 300 lines because `Future` is asyncio's `Future` method for method
+//! (states, results, done callbacks, awaiting, the unretrieved-exception report) around
+//! one state; split, each part would need the others' fields.
+//!
 //! What changed since stage 4: stage 4 had no futures; a task waited on a timer or a socket
 //! by leaving itself in the scheduler's `current` slot. Here waiting for anything is waiting
 //! for a future, and a task is itself a future (see `task.rs`).
@@ -28,7 +32,8 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use crate::errors::Error;
-use crate::event_loop::{EventLoop, ExceptionContext, LoopInner};
+use crate::event_loop::weak::WeakLoop;
+use crate::event_loop::{EventLoop, ExceptionContext};
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
 pub struct Future<T> {
@@ -42,7 +47,7 @@ pub struct CallbackId(u64);
 
 // ANCHOR: state
 struct FutureInner<T> {
-    lp: Weak<LoopInner>,
+    lp: WeakLoop,
     state: RefCell<State<T>>,
     log_unretrieved: Cell<bool>, // an exception nobody has looked at yet
 }
@@ -84,7 +89,7 @@ impl<T: 'static> Future<T> {
     pub fn new(lp: &EventLoop) -> Future<T> {
         Future {
             inner: Rc::new(FutureInner {
-                lp: Rc::downgrade(&lp.inner),
+                lp: lp.downgrade(),
                 state: RefCell::new(State {
                     outcome: Outcome::Pending,
                     callbacks: Vec::new(),
@@ -114,6 +119,13 @@ impl<T: 'static> Future<T> {
         self.finish(Outcome::Finished(Ok(value)))
     }
 
+    /// Set the result if the future is still pending (asyncio's
+    /// `_set_result_unless_cancelled`, for futures a cancel may have ended first); true if
+    /// it was set.
+    pub fn set_result_unless_done(&self, value: T) -> bool {
+        self.set_result(value).is_ok()
+    }
+
     /// Mark the future done with `error` and schedule its callbacks.
     pub fn set_exception(&self, error: Error) -> Result<(), Error> {
         let cancelled = error.is_cancelled();
@@ -139,7 +151,7 @@ impl<T: 'static> Future<T> {
     /// the task's next step.
     fn schedule_callbacks(&self) {
         let callbacks = std::mem::take(&mut self.inner.state.borrow_mut().callbacks);
-        let lp = self.inner.lp.upgrade().map(|inner| EventLoop { inner });
+        let lp = self.inner.lp.upgrade();
         for (_, callback) in callbacks {
             match callback {
                 Callback::Wake(waker) => waker.wake(),
@@ -209,9 +221,10 @@ impl<T: 'static> Future<T> {
                 .push((id, Callback::Call(Box::new(callback))));
         } else {
             drop(state);
-            if let Some(inner) = self.inner.lp.upgrade() {
+            if let Some(lp) = self.inner.lp.upgrade() {
                 let me = self.clone();
-                let _ = EventLoop { inner }.call_soon(move |lp| callback(lp, &me));
+                // A closed loop runs nothing more: the callback is dropped.
+                let _ = lp.call_soon(move |lp| callback(lp, &me));
             }
         }
         id
@@ -287,7 +300,7 @@ impl<T> Drop for FutureInner<T> {
         if !self.log_unretrieved.get() {
             return;
         }
-        let Some(inner) = self.lp.upgrade() else {
+        let Some(lp) = self.lp.upgrade() else {
             return;
         };
         let Ok(state) = self.state.try_borrow() else {
@@ -300,7 +313,7 @@ impl<T> Drop for FutureInner<T> {
                 handle: None,
             };
             drop(state);
-            EventLoop { inner }.call_exception_handler(&context);
+            lp.call_exception_handler(&context);
         }
     }
 }
@@ -330,6 +343,13 @@ pub(crate) struct WeakFuture<T>(Weak<FutureInner<T>>);
 impl<T> WeakFuture<T> {
     pub(crate) fn upgrade(&self) -> Option<Future<T>> {
         self.0.upgrade().map(|inner| Future { inner })
+    }
+}
+
+impl EventLoop {
+    /// A new pending future on this loop (asyncio's `loop.create_future()`).
+    pub fn create_future<T: 'static>(&self) -> Future<T> {
+        Future::new(self)
     }
 }
 

@@ -20,9 +20,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::errors::Error;
-use crate::event_loop::EventLoop;
-use crate::future::Future;
-use crate::handle::TimerHandle;
+use crate::event_loop::{EventLoop, TimerHandle};
+use crate::futures::future::Future;
 
 /// Sleep `delay` seconds on `lp`'s clock (asyncio's `asyncio.sleep(delay)`, with the loop
 /// passed explicitly as asyncio's old `loop=` argument did). A delay of zero or less yields
@@ -68,9 +67,7 @@ impl std::future::Future for Sleep {
                 let future = this.lp.create_future();
                 let done = future.clone();
                 let timer = this.lp.call_later(this.delay, move |_| {
-                    if !done.done() {
-                        let _ = done.set_result(()); // `_set_result_unless_cancelled`
-                    }
+                    done.set_result_unless_done(());
                 })?;
                 this.state = State::Waiting(future, timer);
                 self.poll(cx) // registers the task's waker with the future

@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 use crate::errors::{Error, QueueFull};
 use crate::event_loop::EventLoop;
-use crate::future::Future;
+use crate::futures::future::Future;
 
 /// A FIFO queue for tasks, bounded if `maxsize > 0`. Cloning gives another handle to the
 /// same queue.
@@ -118,10 +118,7 @@ impl<T: 'static> Queue<T> {
             let waiter = self.inner.state.borrow_mut().waiters(side).pop_front();
             match waiter {
                 None => return,
-                Some(waiter) if !waiter.done() => {
-                    let _ = waiter.set_result(());
-                    return;
-                }
+                Some(waiter) if waiter.set_result_unless_done(()) => return,
                 Some(_) => continue,
             }
         }
@@ -164,7 +161,8 @@ impl<T: 'static> Queue<T> {
             side,
             armed: true,
         };
-        let _ = waiter.await; // cancelled waiters loop around and check again
+        // Woken or cancelled, the caller loops around and checks the queue again.
+        let _ = waiter.await;
         guard.armed = false;
     }
     // ANCHOR_END: get

@@ -13,13 +13,8 @@
 //! scheduled is not scheduled again. The task's output goes into a [`Future`], so a
 //! [`Task<T>`] is a future of its output (it derefs to one).
 //!
-//! The waker is real (`std::task::Wake`), so it must be `Send + Sync`: it cannot hold the
-//! loop's `Rc`s. It holds the loop's id and the task's key in the loop's task registry.
-//! Woken on the loop's own thread, it finds the loop in a thread-local list and schedules
-//! the step at once, in the right place in the ready queue. Woken from another thread, it
-//! leaves itself in the queue the loop shares with other threads (`self_pipe.rs`), which
-//! writes to the self-pipe so that a loop blocked in `select` wakes, and which the loop
-//! drains in step 3 (chapter 7, "Threads").
+//! The waker is real (`std::task::Wake`, see `waker.rs`): it holds the task's key in the
+//! loop's table of tasks (`registry.rs`), which owns the task while it lives.
 //!
 //! What changed since stage 4: stage 2 to 4 polled tasks with a no-op waker and found out
 //! which task was waiting through the scheduler's `current` slot ("the task running now is
@@ -27,19 +22,19 @@
 //! waker travels with the `Context` into any future, which can keep it, clone it, and wake
 //! the task later, from anywhere, with no global slot.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::ops::Deref;
 use std::pin::Pin;
-use std::rc::{Rc, Weak};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 use crate::errors::{Error, catch};
-use crate::event_loop::{EventLoop, LoopInner};
-use crate::future::Future;
-use crate::self_pipe::{Remote, Shared};
+use crate::event_loop::EventLoop;
+use crate::event_loop::weak::WeakLoop;
+use crate::futures::future::Future;
+use crate::futures::registry::{Step, TaskKey};
+use crate::futures::waker::{TaskWaker, schedule_step};
 
 /// A task: a Rust future the loop drives, and the [`Future`] of its output (it derefs to
 /// it: `done()`, `result()`, `cancel()`, `add_done_callback()` are the future's). Awaiting
@@ -100,13 +95,6 @@ impl<T> fmt::Debug for Task<T> {
 }
 
 // ANCHOR: core
-/// What the loop keeps of a task, whatever its future's type: something it can step.
-trait Step {
-    fn step(self: Rc<Self>, lp: &EventLoop);
-    fn scheduled(&self) -> &Cell<bool>;
-    fn id(&self) -> u64;
-}
-
 struct TaskCore<F: std::future::Future> {
     id: u64,
     key: Cell<TaskKey>,           // where the registry keeps it
@@ -115,7 +103,7 @@ struct TaskCore<F: std::future::Future> {
     waker: OnceCell<Waker>,
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
     result: Future<F::Output>,
-    lp: Weak<LoopInner>,
+    lp: WeakLoop,
 }
 // ANCHOR_END: core
 
@@ -130,7 +118,7 @@ impl EventLoop {
     {
         self.check_closed()?;
         let result = self.create_future();
-        let id = self.inner.tasks.borrow_mut().next_id();
+        let id = self.tasks().borrow_mut().next_id();
         let core = Rc::new(TaskCore {
             id,
             key: Cell::new(TaskKey::default()),
@@ -139,63 +127,41 @@ impl EventLoop {
             waker: OnceCell::new(),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
-            lp: Rc::downgrade(&self.inner),
+            lp: self.downgrade(),
         });
-        let key = self.inner.tasks.borrow_mut().insert(core.clone());
+        let key = self.tasks().borrow_mut().insert(core.clone());
         core.key.set(key);
-        let waker = Waker::from(Arc::new(TaskWaker {
-            loop_id: self.inner.id,
-            key,
-            shared: self.inner.shared.clone(),
-            queued: AtomicBool::new(false),
-        }));
-        let _ = core.waker.set(waker);
+        if core.waker.set(TaskWaker::waker(self, key)).is_err() {
+            unreachable!("a new task has no waker yet");
+        }
         let weak = Rc::downgrade(&core);
         result.set_canceller(
-            Box::new(move || weak.upgrade().is_some_and(TaskCore::request_cancel)),
+            Box::new(move || weak.upgrade().is_some_and(|core| core.cancel())),
             "Task",
         );
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
-        loop_trace!(
-            &self.inner,
-            "create_task <Task #{id}>: call_soon its first step"
-        );
+        loop_trace!(self, "create_task <Task #{id}>: call_soon its first step");
         core.scheduled.set(true);
-        let _ = self.call_soon(move |lp| core.step(lp));
+        self.call_soon(move |lp| core.step(lp))?;
         Ok(Task { future: result, id })
     }
     // ANCHOR_END: create_task
 
     /// How many tasks are alive (created, not finished).
     pub fn task_count(&self) -> usize {
-        self.inner.tasks.borrow().len()
+        self.tasks().borrow().len()
     }
 }
 
 impl<F: std::future::Future + 'static> TaskCore<F> {
-    /// `Task.cancel()`: false if the task is done; otherwise remember the request and make
-    /// sure a step comes, which ends the task.
-    fn request_cancel(self: Rc<Self>) -> bool {
-        if self.result.done() {
-            return false;
-        }
-        self.cancel_requested.set(true);
-        if let Some(inner) = self.lp.upgrade() {
-            let lp = EventLoop { inner };
-            loop_trace!(&lp.inner, "cancel <Task #{}>", self.id);
-            schedule_step(&lp, self);
-        }
-        true
-    }
-
     /// The task is over: take it out of the registry (its waker now wakes nothing).
     fn forget(&self, lp: &EventLoop) {
-        let removed = lp.inner.tasks.borrow_mut().remove(self.key.get());
-        drop(removed);
+        let removed = lp.tasks().borrow_mut().remove(self.key.get());
+        drop(removed); // outside the borrow: dropping the task may look at the loop
     }
 }
 
-impl<F: std::future::Future + 'static> Step for TaskCore<F> {
+impl<F: std::future::Future + 'static> Step<EventLoop> for TaskCore<F> {
     // ANCHOR: step
     /// One step: poll the future once. Ready: the task's future gets the output. Pending:
     /// whatever the future waits for holds the waker and will schedule the next step. A
@@ -207,13 +173,13 @@ impl<F: std::future::Future + 'static> Step for TaskCore<F> {
             return; // finished already
         };
         if self.cancel_requested.get() {
-            loop_trace!(&lp.inner, "step <Task #{}>: cancelled", self.id);
+            loop_trace!(lp, "step <Task #{}>: cancelled", self.id);
             drop(future);
             self.forget(lp);
             self.result.cancel_now();
             return;
         }
-        loop_trace!(&lp.inner, "step <Task #{}>", self.id);
+        loop_trace!(lp, "step <Task #{}>", self.id);
         let waker = self.waker.get().expect("set when the task was created");
         let mut cx = Context::from_waker(waker);
         match catch(|| future.as_mut().poll(&mut cx)) {
@@ -221,13 +187,16 @@ impl<F: std::future::Future + 'static> Step for TaskCore<F> {
             Ok(Poll::Ready(output)) => {
                 drop(future);
                 self.forget(lp);
-                loop_trace!(&lp.inner, "<Task #{}> done", self.id);
+                loop_trace!(lp, "<Task #{}> done", self.id);
+                // The result future is the task's own and pending until now: it cannot
+                // refuse.
                 let _ = self.result.set_result(output);
             }
             Err(error) => {
                 drop(future);
                 self.forget(lp);
-                loop_trace!(&lp.inner, "<Task #{}> failed: {error}", self.id);
+                loop_trace!(lp, "<Task #{}> failed: {error}", self.id);
+                // As above: the task's own pending future.
                 let _ = self.result.set_exception(error);
             }
         }
@@ -241,158 +210,35 @@ impl<F: std::future::Future + 'static> Step for TaskCore<F> {
     fn id(&self) -> u64 {
         self.id
     }
-}
 
-// ANCHOR: schedule_step
-/// Schedule a task's next step with `call_soon`, unless one is already in the ready queue.
-fn schedule_step(lp: &EventLoop, task: Rc<dyn Step>) {
-    if task.scheduled().replace(true) {
-        loop_trace!(&lp.inner, "wake <Task #{}>: already scheduled", task.id());
-        return;
-    }
-    loop_trace!(&lp.inner, "wake <Task #{}>: call_soon its step", task.id());
-    // On a closed loop nothing runs any more; the task stays where it is.
-    let _ = lp.call_soon(move |lp| task.step(lp));
-}
-// ANCHOR_END: schedule_step
-
-fn wake_task(lp: &EventLoop, key: TaskKey) {
-    let task = lp.inner.tasks.borrow().get(key).cloned();
-    if let Some(task) = task {
-        schedule_step(lp, task);
-    }
-}
-
-/// Where a task sits in its loop's registry: a slot, and the slot's generation, so that a
-/// stale waker of a finished task never wakes the next task stored in the same slot.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct TaskKey {
-    index: u32,
-    generation: u32,
-}
-
-/// The loop's live tasks, by key: what a waker's key leads to.
-#[derive(Default)]
-pub(crate) struct TaskRegistry {
-    slots: Vec<(u32, Option<Rc<dyn Step>>)>, // (generation, task)
-    free: Vec<u32>,
-    live: usize,
-    last_id: u64,
-}
-
-impl TaskRegistry {
-    fn next_id(&mut self) -> u64 {
-        self.last_id += 1;
-        self.last_id
-    }
-
-    fn insert(&mut self, task: Rc<dyn Step>) -> TaskKey {
-        self.live += 1;
-        if let Some(index) = self.free.pop() {
-            let slot = &mut self.slots[index as usize];
-            slot.1 = Some(task);
-            return TaskKey {
-                index,
-                generation: slot.0,
-            };
+    /// `Task.cancel()`: false if the task is done; otherwise remember the request and make
+    /// sure a step comes, which ends the task.
+    fn cancel(self: Rc<Self>) -> bool {
+        if self.result.done() {
+            return false;
         }
-        let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 live tasks");
-        self.slots.push((0, Some(task)));
-        TaskKey {
-            index,
-            generation: 0,
+        self.cancel_requested.set(true);
+        if let Some(lp) = self.lp.upgrade() {
+            loop_trace!(&lp, "cancel <Task #{}>", self.id);
+            schedule_step(&lp, self);
         }
+        true
     }
 
-    fn get(&self, key: TaskKey) -> Option<&Rc<dyn Step>> {
-        match self.slots.get(key.index as usize) {
-            Some((generation, Some(task))) if *generation == key.generation => Some(task),
-            _ => None,
-        }
+    fn done(&self) -> bool {
+        self.result.done()
     }
 
-    fn remove(&mut self, key: TaskKey) -> Option<Rc<dyn Step>> {
-        let slot = self.slots.get_mut(key.index as usize)?;
-        if slot.0 != key.generation || slot.1.is_none() {
-            return None;
-        }
-        slot.0 = slot.0.wrapping_add(1);
-        self.free.push(key.index);
-        self.live -= 1;
-        slot.1.take()
+    fn exception(&self) -> Option<Error> {
+        self.result.exception().ok().flatten()
     }
-
-    fn len(&self) -> usize {
-        self.live
-    }
-}
-
-// ANCHOR: waker
-/// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe
-/// part.
-pub(crate) struct TaskWaker {
-    loop_id: u64,
-    key: TaskKey,
-    shared: Arc<Shared>,
-    queued: AtomicBool, // already in the loop's remote queue, not drained yet
-}
-
-impl Wake for TaskWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        match local_loop(self.loop_id) {
-            // On the loop's thread: schedule the step now, like asyncio's `call_soon`.
-            Some(lp) => wake_task(&lp, self.key),
-            // Elsewhere: hand it to the loop as `call_soon_threadsafe` does (chapter 7).
-            // Once: a waker already queued needs no second step.
-            None => {
-                if !self.queued.swap(true, Ordering::AcqRel) {
-                    let _ = self.shared.push(Remote::Wake(self.clone()));
-                }
-            }
-        }
-    }
-}
-// ANCHOR_END: waker
-
-/// Step 3: a wake that came from another thread reaches the loop's thread.
-pub(crate) fn wake_remote(lp: &EventLoop, waker: &TaskWaker) {
-    waker.queued.store(false, Ordering::Release);
-    wake_task(lp, waker.key);
-}
-
-thread_local! {
-    /// The loops living on this thread, by id: how a waker woken here finds its loop.
-    static LOOPS: RefCell<Vec<(u64, Weak<LoopInner>)>> = const { RefCell::new(Vec::new()) };
-}
-
-pub(crate) fn register_loop(inner: &Rc<LoopInner>) {
-    LOOPS.with(|loops| loops.borrow_mut().push((inner.id, Rc::downgrade(inner))));
-}
-
-pub(crate) fn unregister_loop(id: u64) {
-    // `try_with`: a loop dropped while the thread shuts down finds the list gone already.
-    let _ = LOOPS.try_with(|loops| loops.borrow_mut().retain(|(other, _)| *other != id));
-}
-
-fn local_loop(id: u64) -> Option<EventLoop> {
-    LOOPS
-        .try_with(|loops| {
-            let loops = loops.borrow();
-            let (_, weak) = loops.iter().find(|(other, _)| *other == id)?;
-            weak.upgrade().map(|inner| EventLoop { inner })
-        })
-        .ok()
-        .flatten()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use stage1::VirtualClock;
+    use std::cell::RefCell;
     use std::future::poll_fn;
 
     fn vloop() -> EventLoop {
@@ -464,33 +310,10 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert!(lp.inner.shared.pending());
+        assert!(lp.remote().pending());
         done.set(true);
         lp.run_once().unwrap(); // drains the wake in step 3 and runs the step in step 5
         assert!(task.done());
-    }
-
-    #[test]
-    fn a_stale_key_wakes_nothing() {
-        let mut registry = TaskRegistry::default();
-        struct Nothing(Cell<bool>);
-        impl Step for Nothing {
-            fn step(self: Rc<Self>, _: &EventLoop) {}
-            fn scheduled(&self) -> &Cell<bool> {
-                &self.0
-            }
-            fn id(&self) -> u64 {
-                0
-            }
-        }
-        let a = registry.insert(Rc::new(Nothing(Cell::new(false))));
-        assert!(registry.remove(a).is_some());
-        let b = registry.insert(Rc::new(Nothing(Cell::new(false))));
-        assert_eq!(a.index, b.index);
-        assert!(registry.get(a).is_none());
-        assert!(registry.get(b).is_some());
-        assert!(registry.remove(a).is_none());
-        assert_eq!(registry.len(), 1);
     }
 
     #[test]

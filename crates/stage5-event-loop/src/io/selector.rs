@@ -13,7 +13,7 @@
 //! every wait and removed it when the wait fired, one-shot. This selector knows nothing
 //! about waits: the loop registers a file descriptor once, for reading and writing, keeps
 //! the registration, and tracks which direction anyone is interested in itself
-//! (`readers.rs`). Which is why it is not an implementation of stage 4's `Selector` trait:
+//! (`io_table.rs`). Which is why it is not an implementation of stage 4's `Selector` trait:
 //! that trait's contract *is* the one-shot wait.
 
 use std::io;

@@ -15,7 +15,11 @@
 //!
 //! Chapter 7 adds the handles of readers and writers (`add_reader`, `add_writer`): asyncio
 //! runs the same `Handle` every time its file descriptor is ready, so their callback is an
-//! `FnMut` that stays in the handle until it is cancelled ([`Handle::new_repeating`]).
+//! `FnMut` that stays in the handle until it is cancelled (a *repeating* handle).
+//!
+//! A handle is generic over the loop `L` its callback receives, as stage 1's `Callback<S>`
+//! is generic over its scheduler: this file is the bottom of the loop and knows nothing of
+//! the loop above it. The loop names its own handles `Handle` (`Handle<EventLoop>`).
 //!
 //! One allocation per handle: the header (id, flags, `when`) and the closure live in one
 //! `Rc`. The header is generic over its last field, the closure's slot, and
@@ -25,34 +29,31 @@
 use std::cell::Cell;
 use std::fmt;
 use std::rc::{Rc, Weak};
-use std::time::Duration;
-
-use crate::event_loop::{EventLoop, LoopInner};
 
 // ANCHOR: handle
 /// A callback scheduled with `call_soon` (or a timer's callback once it is due), which the
-/// caller can cancel. Cloning gives another reference to the same handle.
-#[derive(Clone)]
-pub struct Handle {
-    inner: Rc<HandleInner<dyn Slot>>,
+/// caller can cancel. `L` is the loop the callback is handed when it runs. Cloning gives
+/// another reference to the same handle.
+pub struct Handle<L> {
+    inner: Rc<HandleInner<dyn Slot<L>>>,
 }
 
 struct HandleInner<S: ?Sized> {
-    id: u64,                // the number the trace shows: `<Handle #7>`
-    when: Option<Duration>, // `Some` for a timer: when it is due
+    id: u64,           // the number the trace shows: `<Handle #7>`
+    when: Option<f64>, // `Some` for a timer: when it is due, on the loop's clock
     cancelled: Cell<bool>,
     scheduled: Cell<bool>, // a timer still in the loop's heap (asyncio's `_scheduled`)
     slot: S,               // the callback, until it runs or is cancelled
 }
 
 /// Where a handle keeps its callback: taken out to run it, or dropped on `cancel`.
-trait Slot {
-    fn run(&self, lp: &EventLoop);
+trait Slot<L> {
+    fn run(&self, lp: &L);
     fn clear(&self);
 }
 
-impl<F: FnOnce(&EventLoop)> Slot for Cell<Option<F>> {
-    fn run(&self, lp: &EventLoop) {
+impl<L, F: FnOnce(&L)> Slot<L> for Cell<Option<F>> {
+    fn run(&self, lp: &L) {
         if let Some(callback) = self.take() {
             callback(lp);
         }
@@ -87,8 +88,8 @@ impl<F> Drop for PutBack<'_, F> {
     }
 }
 
-impl<F: FnMut(&EventLoop)> Slot for Repeating<F> {
-    fn run(&self, lp: &EventLoop) {
+impl<L, F: FnMut(&L)> Slot<L> for Repeating<F> {
+    fn run(&self, lp: &L) {
         let callback = self.callback.take();
         if callback.is_some() {
             let mut running = PutBack {
@@ -107,12 +108,17 @@ impl<F: FnMut(&EventLoop)> Slot for Repeating<F> {
     }
 }
 
-impl Handle {
-    pub(crate) fn new(
-        id: u64,
-        when: Option<Duration>,
-        callback: impl FnOnce(&EventLoop) + 'static,
-    ) -> Handle {
+impl<L> Clone for Handle<L> {
+    fn clone(&self) -> Self {
+        Handle {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<L: 'static> Handle<L> {
+    /// A handle for `callback`, numbered `id`; `when` is a timer's due time.
+    pub fn new(id: u64, when: Option<f64>, callback: impl FnOnce(&L) + 'static) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner {
                 id,
@@ -125,8 +131,8 @@ impl Handle {
     }
 
     /// A handle whose callback runs each time the loop runs the handle, until it is
-    /// cancelled: a reader's or a writer's.
-    pub(crate) fn new_repeating(id: u64, callback: impl FnMut(&EventLoop) + 'static) -> Handle {
+    /// cancelled: a reader's, a writer's or a signal handler's.
+    pub fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner {
                 id,
@@ -140,7 +146,9 @@ impl Handle {
             }),
         }
     }
+}
 
+impl<L> Handle<L> {
     /// Cancel the callback: it will not run. Cancelling twice, or after it ran, does
     /// nothing. Like asyncio, the callback (and everything it captured) is dropped now.
     pub fn cancel(&self) {
@@ -159,35 +167,33 @@ impl Handle {
         self.inner.id
     }
 
-    /// Run the callback (once: later calls do nothing). The loop wraps this in its panic
-    /// catcher; see `EventLoop::run_handle`.
-    pub(crate) fn run(&self, lp: &EventLoop) {
+    /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop
+    /// wraps this in its panic catcher.
+    pub fn run(&self, lp: &L) {
         self.inner.slot.run(lp);
     }
 
-    pub(crate) fn when_duration(&self) -> Option<Duration> {
+    /// A timer's due time on the loop's clock; `None` for a plain handle.
+    pub fn when(&self) -> Option<f64> {
         self.inner.when
     }
 
-    pub(crate) fn set_scheduled(&self, scheduled: bool) {
+    /// Mark the timer as in the loop's heap (true) or out of it (false).
+    pub fn set_scheduled(&self, scheduled: bool) {
         self.inner.scheduled.set(scheduled);
     }
 
-    pub(crate) fn is_scheduled(&self) -> bool {
+    /// True while the timer is in the loop's heap.
+    pub fn is_scheduled(&self) -> bool {
         self.inner.scheduled.get()
     }
 }
 
-impl fmt::Display for Handle {
+impl<L> fmt::Display for Handle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.inner.when {
             None => write!(f, "<Handle #{}", self.inner.id)?,
-            Some(when) => write!(
-                f,
-                "<TimerHandle #{} when={:.3}",
-                self.inner.id,
-                when.as_secs_f64()
-            )?,
+            Some(when) => write!(f, "<TimerHandle #{} when={when:.3}", self.inner.id)?,
         }
         if self.cancelled() {
             f.write_str(" cancelled")?;
@@ -196,7 +202,7 @@ impl fmt::Display for Handle {
     }
 }
 
-impl fmt::Debug for Handle {
+impl<L> fmt::Debug for Handle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
@@ -205,28 +211,31 @@ impl fmt::Debug for Handle {
 // ANCHOR: timer_handle
 /// A callback scheduled for a time (`call_later`, `call_at`). Ordered in the loop's heap by
 /// `(when, sequence)`.
-#[derive(Clone)]
-pub struct TimerHandle {
-    handle: Handle,
-    // Weak: a callback may capture its own timer handle (to cancel it), and a strong
-    // reference would make a cycle loop -> heap -> handle -> closure -> loop.
-    lp: Weak<LoopInner>,
+pub struct TimerHandle<L> {
+    handle: Handle<L>,
+    // The heap's count of cancelled timers. Weak: a callback may capture its own timer
+    // handle (to cancel it), and must not keep the loop's heap alive through it.
+    cancelled_count: Weak<Cell<usize>>,
 }
 
-impl TimerHandle {
-    pub(crate) fn new(handle: Handle, lp: Weak<LoopInner>) -> TimerHandle {
-        TimerHandle { handle, lp }
+impl<L> TimerHandle<L> {
+    /// `handle`, in a heap whose cancelled timers are counted in `cancelled_count`.
+    pub fn new(handle: Handle<L>, cancelled_count: Weak<Cell<usize>>) -> TimerHandle<L> {
+        TimerHandle {
+            handle,
+            cancelled_count,
+        }
     }
 
-    /// Cancel the timer. If it is still in the loop's heap, the loop counts it: when more
+    /// Cancel the timer. If it is still in the loop's heap, the heap counts it: when more
     /// than half of a large heap is cancelled, the next iteration rebuilds the heap
     /// without them (seed 000, `TimerHandle.cancel` and `_timer_handle_cancelled`).
     pub fn cancel(&self) {
         if !self.handle.cancelled() {
             if self.handle.is_scheduled()
-                && let Some(lp) = self.lp.upgrade()
+                && let Some(count) = self.cancelled_count.upgrade()
             {
-                lp.timer_handle_cancelled();
+                count.set(count.get() + 1);
             }
             self.handle.cancel();
         }
@@ -240,10 +249,7 @@ impl TimerHandle {
 
     /// When the callback is due, in seconds on the loop's clock (`loop.time()`).
     pub fn when(&self) -> f64 {
-        self.handle
-            .when_duration()
-            .expect("a timer handle has a time")
-            .as_secs_f64()
+        self.handle.when().unwrap_or(f64::NAN)
     }
 
     /// The number the trace knows this handle by.
@@ -252,13 +258,22 @@ impl TimerHandle {
     }
 }
 
-impl fmt::Display for TimerHandle {
+impl<L> Clone for TimerHandle<L> {
+    fn clone(&self) -> Self {
+        TimerHandle {
+            handle: self.handle.clone(),
+            cancelled_count: self.cancelled_count.clone(),
+        }
+    }
+}
+
+impl<L> fmt::Display for TimerHandle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.handle, f)
     }
 }
 
-impl fmt::Debug for TimerHandle {
+impl<L> fmt::Debug for TimerHandle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.handle, f)
     }
@@ -272,25 +287,24 @@ mod tests {
     #[test]
     fn a_handle_is_one_pointer_and_runs_once() {
         assert_eq!(
-            std::mem::size_of::<Handle>(),
+            std::mem::size_of::<Handle<()>>(),
             2 * std::mem::size_of::<usize>()
         );
-        let lp = EventLoop::with_clock(stage1::VirtualClock::new());
         let count = Rc::new(RefCell::new(0));
         let c = count.clone();
-        let handle = Handle::new(1, None, move |_| *c.borrow_mut() += 1);
-        handle.run(&lp);
-        handle.run(&lp);
+        let handle = Handle::new(1, None, move |_: &()| *c.borrow_mut() += 1);
+        handle.run(&());
+        handle.run(&());
         assert_eq!(*count.borrow(), 1);
         assert_eq!(handle.to_string(), "<Handle #1>");
     }
 
     #[test]
     fn a_repeating_handle_survives_a_panic_but_not_a_cancel() {
-        let lp = EventLoop::with_clock(stage1::VirtualClock::new());
+        let lp = ();
         let count = Rc::new(RefCell::new(0));
         let c = count.clone();
-        let handle = Handle::new_repeating(3, move |_| {
+        let handle = Handle::new_repeating(3, move |_: &()| {
             *c.borrow_mut() += 1;
             if *c.borrow() == 2 {
                 panic!("second run");
@@ -309,12 +323,31 @@ mod tests {
     fn cancel_drops_the_callback_at_once() {
         let witness = Rc::new(());
         let w = witness.clone();
-        let handle = Handle::new(2, Some(Duration::from_millis(1500)), move |_| drop(w));
+        let handle = Handle::new(2, Some(1.5), move |_: &()| drop(w));
         assert_eq!(Rc::strong_count(&witness), 2);
         handle.cancel();
         handle.cancel();
         assert!(handle.cancelled());
         assert_eq!(Rc::strong_count(&witness), 1);
         assert_eq!(handle.to_string(), "<TimerHandle #2 when=1.500 cancelled>");
+    }
+
+    #[test]
+    fn a_timer_counts_its_cancel_only_while_in_the_heap() {
+        let count = Rc::new(Cell::new(0));
+        let timer = TimerHandle::new(
+            Handle::new(4, Some(1.0), |_: &()| {}),
+            Rc::downgrade(&count),
+        );
+        timer.handle.set_scheduled(true);
+        timer.cancel();
+        timer.cancel();
+        assert_eq!(count.get(), 1, "counted once");
+        let out = TimerHandle::new(
+            Handle::new(5, Some(1.0), |_: &()| {}),
+            Rc::downgrade(&count),
+        );
+        out.cancel();
+        assert_eq!(count.get(), 1, "not in the heap: not counted");
     }
 }

@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
-use crate::future::Future;
+use crate::futures::future::Future;
 
 // ANCHOR: gather
 /// A future of all the children's results, in argument order (asyncio's `gather` with
@@ -37,7 +37,7 @@ where
     let children: Vec<Future<T>> = children.into_iter().map(Into::into).collect();
     let outer = lp.create_future::<Vec<T>>();
     if children.is_empty() {
-        let _ = outer.set_result(Vec::new());
+        outer.set_result_unless_done(Vec::new());
         return outer;
     }
     let results = Rc::new(RefCell::new(vec![None; children.len()]));
@@ -51,6 +51,7 @@ where
             }
             match child.result() {
                 Err(error) => {
+                    // Pending: `outer.done()` was checked above.
                     let _ = outer.set_exception(error);
                 }
                 Ok(value) => {
@@ -58,7 +59,7 @@ where
                     remaining.set(remaining.get() - 1);
                     if remaining.get() == 0 {
                         let values = results.take().into_iter().map(Option::unwrap).collect();
-                        let _ = outer.set_result(values);
+                        outer.set_result_unless_done(values);
                     }
                 }
             }
@@ -115,6 +116,8 @@ where
             unfinished.cancel();
         }
     });
+    // The waiter ends with a result, or cancelled with us: either way the state of
+    // `future` decides what follows.
     let _ = waiter.await;
     if future.done() {
         return future.result();
@@ -126,9 +129,7 @@ where
 
 /// asyncio's `_release_waiter`.
 fn release_waiter(waiter: &Future<()>) {
-    if !waiter.done() {
-        let _ = waiter.set_result(());
-    }
+    waiter.set_result_unless_done(());
 }
 
 /// asyncio's `_cancel_and_wait`: cancel `future` and wait until it is really done.
@@ -137,6 +138,8 @@ async fn cancel_and_wait<T: 'static>(lp: &EventLoop, future: &Future<T>) {
     let release = waiter.clone();
     let callback = future.add_done_callback(move |_, _| release_waiter(&release));
     future.cancel();
+    // Released by the future's end; if we are cancelled meanwhile, there is nothing left
+    // to wait for either.
     let _ = waiter.await;
     future.remove_done_callback(callback);
 }

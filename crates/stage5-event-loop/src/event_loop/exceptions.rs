@@ -1,0 +1,86 @@
+//! When a callback fails: the exception handler and the logger (book chapter 5, "When a
+//! callback fails"; seed 000, `Handle._run` and `call_exception_handler`, asyncio's
+//! `default_exception_handler` and `set_debug`).
+//!
+//! A callback that raises does not stop an asyncio loop: `Handle._run` catches the
+//! exception and hands it to `call_exception_handler`, which calls the handler the program
+//! set, or the default one, which logs it. A handler that raises is itself reported by the
+//! default handler; a logger that raises is caught too. Nothing a callback, a handler or a
+//! logger does can take the loop down.
+//!
+//! What changed since stage 4: stage 4 had no way to report a failure; a panic ended the
+//! program.
+
+use std::rc::Rc;
+
+use crate::errors::catch;
+use crate::event_loop::{EventLoop, ExceptionContext, ExceptionHandler, Level, log_to_stderr};
+
+impl EventLoop {
+    // ANCHOR: exception_handler
+    /// Set the exception handler (`None`: back to the default one).
+    pub fn set_exception_handler(&self, handler: Option<ExceptionHandler>) {
+        *self.inner.exception_handler.borrow_mut() = handler;
+    }
+
+    /// Report an error: to the custom handler if there is one, else to the default one. A
+    /// custom handler that panics is itself reported, by the default handler, as
+    /// "Unhandled error in exception handler"; the loop goes on.
+    pub fn call_exception_handler(&self, context: &ExceptionContext) {
+        let handler = self.inner.exception_handler.borrow().clone();
+        let Some(handler) = handler else {
+            return self.default_exception_handler(context);
+        };
+        if let Err(error) = catch(|| handler(self, context)) {
+            self.default_exception_handler(&ExceptionContext {
+                message: format!(
+                    "Unhandled error in exception handler (while handling: {})",
+                    context.message
+                ),
+                exception: Some(error),
+                handle: context.handle.clone(),
+            });
+        }
+    }
+
+    /// The default exception handler: log `message: exception` as an error.
+    pub fn default_exception_handler(&self, context: &ExceptionContext) {
+        match &context.exception {
+            Some(exception) => self.log(Level::Error, &format!("{}: {exception}", context.message)),
+            None => self.log(Level::Error, &context.message),
+        }
+    }
+    // ANCHOR_END: exception_handler
+
+    /// Send the loop's log lines to `logger` instead of standard error (asyncio's logger
+    /// is a `logging.Logger`; tests capture it, as CPython's tests patch it).
+    pub fn set_logger(&self, logger: impl Fn(&EventLoop, Level, &str) + 'static) {
+        *self.inner.logger.borrow_mut() = Rc::new(logger);
+    }
+
+    /// Log a line through the logger. A logger that panics is caught like a callback:
+    /// the line goes to standard error instead, with the panic, and the loop goes on
+    /// (asyncio's logging module does the same with a handler that raises).
+    pub(super) fn log(&self, level: Level, message: &str) {
+        let logger = self.inner.logger.borrow().clone();
+        if let Err(error) = catch(|| logger(self, level, message)) {
+            let note = format!("{message}\n(the loop's logger panicked: {error})");
+            log_to_stderr(self, level, &note);
+        }
+    }
+
+    /// Debug mode on or off: in debug mode the loop times every callback.
+    pub fn set_debug(&self, debug: bool) {
+        self.inner.debug.set(debug);
+    }
+
+    /// True in debug mode.
+    pub fn get_debug(&self) -> bool {
+        self.inner.debug.get()
+    }
+
+    /// In debug mode, report callbacks that run this long or longer (seconds).
+    pub fn set_slow_callback_duration(&self, seconds: f64) {
+        self.inner.slow_callback_duration.set(seconds);
+    }
+}

@@ -1,0 +1,175 @@
+//! Running, stopping and closing the loop (book chapter 5, "run_forever and stop" and
+//! "Closing"; seed 000, `run_forever`, `stop`, `close`, seed 001, "run_forever").
+//!
+//! `run_forever` calls `run_once` until `stop()` was called; `stop` only sets a flag, so
+//! the iteration that is running finishes its whole batch first. A loop cannot run twice
+//! at once, and a running loop cannot be closed. `close` drops whatever is still pending:
+//! asyncio's `close` clears the ready queue and the heap; here the tasks that are still
+//! pending are also reported, as asyncio reports a task destroyed while pending, so a
+//! program that forgot one hears of it.
+//!
+//! What changed since stage 4: stage 4's `run` ended when nothing was left to do; this
+//! loop runs until told to stop, and can be run again afterwards.
+
+use crate::errors::Error;
+use crate::event_loop::{EventLoop, ExceptionContext, Handle};
+use crate::io::self_pipe::Remote;
+
+impl EventLoop {
+    // ANCHOR: run_forever
+    /// Run the loop until [`EventLoop::stop`] is called.
+    pub fn run_forever(&self) -> Result<(), Error> {
+        self.check_closed()?;
+        let _running = Running::enter(self)?;
+        loop_trace!(self, "run_forever");
+        loop {
+            self.run_once_inner()?;
+            if self.inner.stopping.get() {
+                loop_trace!(self, "stopping: run_forever returns");
+                return Ok(());
+            }
+        }
+    }
+    // ANCHOR_END: run_forever
+
+    /// Ask the loop to stop: the current iteration finishes (every handle of its batch
+    /// runs), then `run_forever` returns. Called before `run_forever`, it makes that
+    /// `run_forever` do exactly one iteration.
+    pub fn stop(&self) {
+        loop_trace!(self, "stop()");
+        self.inner.stopping.set(true);
+    }
+
+    /// True while `run_forever` (or `run_until_complete`, or `run_once`) runs.
+    pub fn is_running(&self) -> bool {
+        self.inner.running.get()
+    }
+
+    /// True once `close()` was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.get()
+    }
+
+    // ANCHOR: close
+    /// Close the loop: drop every pending handle, timer and task, and stop watching
+    /// descriptors and signals. Idempotent. Afterwards `call_*`, `run_*` and
+    /// `create_task` fail with [`Error::Closed`]. A running loop cannot be closed.
+    ///
+    /// Callbacks other threads queued before the close still run, now (a
+    /// `call_soon_threadsafe` that returned `Ok` is a promise). Tasks still pending are
+    /// destroyed and each is reported to the exception handler: to end them cleanly,
+    /// cancel them and run the loop until they are done first (what [`run`](crate::run)
+    /// does).
+    pub fn close(&self) -> Result<(), Error> {
+        if self.inner.running.get() {
+            return Err(Error::CloseRunning);
+        }
+        if self.inner.closed.get() {
+            return Ok(());
+        }
+        loop_trace!(self, "close()");
+        for item in self.inner.remote.close() {
+            if let Remote::Call(callback) = item {
+                self.run_handle(&Handle::new(self.next_handle_id(), None, callback));
+            }
+        }
+        self.inner.closed.set(true);
+        // Take everything out first, then drop it: dropping a task's future may run code
+        // that looks at the loop again (a `sleep` cancels its timer), and must not find a
+        // collection still borrowed.
+        let ready = std::mem::take(&mut *self.inner.ready.borrow_mut());
+        let timers = self.inner.scheduled.borrow_mut().take_all();
+        let tasks = self.inner.tasks.borrow_mut().take_all();
+        let waiters = self.clear_io();
+        for task in &tasks {
+            self.call_exception_handler(&ExceptionContext {
+                message: format!(
+                    "Task was destroyed but it is pending! <Task #{}>",
+                    task.id()
+                ),
+                exception: None,
+                handle: None,
+            });
+        }
+        drop((ready, timers, tasks, waiters));
+        Ok(())
+    }
+    // ANCHOR_END: close
+}
+
+/// Marks the loop running for as long as it lives; on the way out (even by a panic of the
+/// loop's own), clears `running` and `stopping`, as `run_forever`'s `finally` does.
+pub(super) struct Running<'a> {
+    lp: &'a EventLoop,
+    clear_stopping: bool,
+}
+
+impl<'a> Running<'a> {
+    /// For `run_forever`: fails if the loop already runs.
+    pub(super) fn enter(lp: &'a EventLoop) -> Result<Running<'a>, Error> {
+        Running::start(lp, true)
+    }
+
+    /// For a lone `run_once`: a `stop()` it sees is left for the next `run_forever`.
+    pub(super) fn enter_once(lp: &'a EventLoop) -> Result<Running<'a>, Error> {
+        Running::start(lp, false)
+    }
+
+    fn start(lp: &'a EventLoop, clear_stopping: bool) -> Result<Running<'a>, Error> {
+        if lp.inner.running.replace(true) {
+            return Err(Error::AlreadyRunning);
+        }
+        Ok(Running { lp, clear_stopping })
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.lp.inner.running.set(false);
+        if self.clear_stopping {
+            self.lp.inner.stopping.set(false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    #[test]
+    fn running_twice_and_closing_while_running_are_errors() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = seen.clone();
+        lp.call_soon(move |lp| {
+            s.borrow_mut()
+                .push(lp.run_forever().unwrap_err().to_string());
+            s.borrow_mut().push(lp.run_once().unwrap_err().to_string());
+            s.borrow_mut().push(lp.close().unwrap_err().to_string());
+            assert!(lp.is_running());
+            lp.stop();
+        })
+        .unwrap();
+        lp.run_forever().unwrap();
+        assert_eq!(
+            *seen.borrow(),
+            [
+                "This event loop is already running",
+                "This event loop is already running",
+                "Cannot close a running event loop"
+            ]
+        );
+        assert!(!lp.is_running());
+    }
+
+    #[test]
+    fn the_debug_repr_is_asyncios() {
+        assert_eq!(
+            format!("{:?}", EventLoop::with_clock(VirtualClock::new())),
+            "<EventLoop running=false closed=false debug=false>"
+        );
+    }
+}

@@ -1,0 +1,297 @@
+//! The event loop: asyncio's `BaseEventLoop` (book chapter 5; seed 000, "任务执行" and
+//! "调用 call_xx", seed 001, "EventLoop 核心调度机制", seed 002, "asyncio 事件循环实现").
+//!
+//! Two collections, a selector and one function, as in CPython:
+//!
+//! - `ready`: a FIFO of [`Handle`]s to run in the next batch (`call_soon` appends);
+//! - `scheduled`: a heap of timers ordered by `(when, sequence)` (`call_later`, `call_at`);
+//! - `selector`: the OS selector, which is also how the loop sleeps until its next timer;
+//! - [`EventLoop::run_once`]: one iteration, in five steps. `run_forever` calls it until
+//!   `stop()`; `run_until_complete` is `run_forever` plus a done callback that stops.
+//!
+//! This file holds the loop's state and what every other part needs to reach it; the
+//! behaviour is in the files beside it, one topic each: `scheduling.rs` (`call_soon`,
+//! `call_later`, `call_at`), `run_once.rs` (the five steps), `lifecycle.rs` (`run_forever`,
+//! `stop`, `close`), `exceptions.rs` (the exception handler, the logger, debug mode) and
+//! `selector_loop.rs` (what chapter 7's readers, sockets, threads and signals go
+//! through) and `weak.rs` (how futures, tasks and wakers find the loop without owning it). Below them, loop-agnostic: `handle.rs`, `timers.rs`, and the I/O table, the
+//! self-pipe and the signal table of chapter 7.
+//!
+//! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
+//! including callbacks added while draining, and checked timers only when it ran dry, so a
+//! callback that kept re-scheduling itself starved every timer and every socket. asyncio
+//! runs a fixed batch per iteration (`ntodo`): what a callback schedules runs in the *next*
+//! iteration, after another look at the timers and the selector. Callbacks get handles they
+//! can cancel, panics are caught and reported, time is asyncio's `float` seconds at the API,
+//! and the loop can be stopped, restarted and closed.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Waker;
+use std::time::Duration;
+
+use stage1::{Clock, RealClock};
+
+use crate::errors::Error;
+use crate::futures::registry::TaskRegistry;
+use crate::io::io_table::IoTable;
+use crate::io::selector::Selector;
+use crate::io::self_pipe::{self, RemoteQueue, SelfPipe};
+use crate::io::signal_table::SignalTable;
+
+pub mod handle;
+pub(crate) mod timers;
+
+mod exceptions;
+mod lifecycle;
+mod run_once;
+mod scheduling;
+mod selector_loop;
+pub(crate) mod weak;
+
+pub use timers::{MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES};
+
+/// A callback scheduled on this loop, which the caller can cancel ([`handle::Handle`]
+/// with the loop filled in).
+pub type Handle = handle::Handle<EventLoop>;
+
+/// A timer scheduled on this loop ([`handle::TimerHandle`] with the loop filled in).
+pub type TimerHandle = handle::TimerHandle<EventLoop>;
+
+/// The longest a single `select` waits, even if the next timer is further away (CPython's
+/// `MAXIMUM_SELECT_TIMEOUT`, 24 hours).
+pub const MAXIMUM_SELECT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// The clock's resolution, in seconds: a timer is due when `when < now + CLOCK_RESOLUTION`.
+/// CPython reads it from `time.get_clock_info('monotonic')`, 1 ns on Linux; our clocks
+/// count in nanoseconds too.
+pub const CLOCK_RESOLUTION: f64 = 1e-9;
+
+/// A debug-mode callback that runs at least this long is reported (asyncio's default
+/// `slow_callback_duration`), in seconds.
+pub const DEFAULT_SLOW_CALLBACK_DURATION: f64 = 0.1;
+
+/// What the loop tells its exception handler: asyncio's `context` dict.
+#[derive(Clone, Debug)]
+pub struct ExceptionContext {
+    /// What happened: `Exception in callback <Handle #3>`.
+    pub message: String,
+    /// The error, for a panic the panic's message.
+    pub exception: Option<Error>,
+    /// The handle whose callback failed, if a callback failed.
+    pub handle: Option<Handle>,
+}
+
+/// An exception handler: asyncio's `handler(loop, context)`.
+pub type ExceptionHandler = Rc<dyn Fn(&EventLoop, &ExceptionContext)>;
+
+/// The severity of a line the loop logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// asyncio's `logger.warning`: slow callbacks in debug mode.
+    Warning,
+    /// asyncio's `logger.error`: what the default exception handler reports.
+    Error,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Warning => "WARNING",
+            Level::Error => "ERROR",
+        })
+    }
+}
+
+/// Where the loop's log lines go: asyncio's `logging.getLogger('asyncio')`.
+pub type Logger = Rc<dyn Fn(&EventLoop, Level, &str)>;
+
+/// The default logger: `ERROR:asyncio:message` on standard error, as Python's logging
+/// prints it by default.
+fn log_to_stderr(_: &EventLoop, level: Level, message: &str) {
+    eprintln!("{level}:asyncio:{message}");
+}
+
+/// The event loop. Cloning gives another handle to the same loop (an `Rc`), which is how
+/// asyncio-style code "captures the loop".
+#[derive(Clone)]
+pub struct EventLoop {
+    inner: Rc<LoopInner>,
+}
+
+// ANCHOR: state
+struct LoopInner {
+    id: u64,
+    clock: Rc<dyn Clock>,
+    ready: RefCell<VecDeque<Handle>>, // asyncio's `_ready`
+    scheduled: RefCell<timers::Scheduled<EventLoop>>, // asyncio's `_scheduled`
+    next_handle_id: Cell<u64>,
+    iteration: Cell<u64>,
+    stopping: Cell<bool>,
+    running: Cell<bool>,
+    closed: Cell<bool>,
+    trace: bool, // `--trace`, read once at construction
+    debug: Cell<bool>,
+    slow_callback_duration: Cell<f64>,
+    exception_handler: RefCell<Option<ExceptionHandler>>,
+    logger: RefCell<Logger>,
+    tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
+    // Chapter 7: I/O, threads, signals.
+    selector: RefCell<Selector>,
+    io: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
+    self_pipe: SelfPipe,             // its read end, watched by a reader
+    remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
+    signals: RefCell<SignalTable<EventLoop>>,
+    io_ready: RefCell<(Vec<Handle>, Vec<Waker>)>, // step 3's dispatch buffers
+    scratch: RefCell<Vec<u8>>,                    // `sock_recv` reads here first
+}
+// ANCHOR_END: state
+
+static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
+
+impl EventLoop {
+    /// A loop on the real clock.
+    pub fn new() -> EventLoop {
+        EventLoop::with_clock(RealClock::new())
+    }
+
+    /// A loop on `clock`. Whether it traces its steps is decided now, from this thread's
+    /// console (`--trace`), so create the loop after installing the console.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system refuses a selector (epoll/kqueue) or the self-pipe, for
+    /// instance because the process is out of file descriptors. [`EventLoop::try_with_clock`]
+    /// returns that error instead.
+    pub fn with_clock(clock: Rc<dyn Clock>) -> EventLoop {
+        EventLoop::try_with_clock(clock).expect("cannot create the event loop")
+    }
+
+    /// A loop on `clock`, or the operating system's reason why not.
+    pub fn try_with_clock(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
+        let selector = Selector::new()?;
+        let (self_pipe, remote) = self_pipe::make_self_pipe()?;
+        let inner = Rc::new(LoopInner {
+            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
+            clock,
+            ready: RefCell::new(VecDeque::new()),
+            scheduled: RefCell::default(),
+            next_handle_id: Cell::new(0),
+            iteration: Cell::new(0),
+            stopping: Cell::new(false),
+            running: Cell::new(false),
+            closed: Cell::new(false),
+            trace: stage1::console::tracing(),
+            debug: Cell::new(false),
+            slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
+            exception_handler: RefCell::new(None),
+            logger: RefCell::new(Rc::new(log_to_stderr)),
+            tasks: RefCell::default(),
+            selector: RefCell::new(selector),
+            io: RefCell::default(),
+            self_pipe,
+            remote: Arc::new(remote),
+            signals: RefCell::default(),
+            io_ready: RefCell::default(),
+            scratch: RefCell::default(),
+        });
+        let lp = EventLoop { inner };
+        lp.live_on_this_thread();
+        lp.watch_self_pipe()?;
+        Ok(lp)
+    }
+
+    /// The loop's number, unique in the process: what a waker keeps of it.
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// The clock this loop runs on.
+    pub fn clock(&self) -> &Rc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    /// The loop's time, in seconds since its clock started (asyncio's `loop.time()`).
+    pub fn time(&self) -> f64 {
+        self.inner.clock.now().as_secs_f64()
+    }
+
+    /// How many iterations (`run_once` calls) the loop has made; the trace prefixes every
+    /// line with it, as `[3]`.
+    pub fn iteration(&self) -> u64 {
+        self.inner.iteration.get()
+    }
+
+    /// True if the loop reports its steps (`--trace` when it was made).
+    pub(crate) fn tracing(&self) -> bool {
+        self.inner.trace
+    }
+
+    /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).
+    pub(crate) fn next_handle_id(&self) -> u64 {
+        let id = self.inner.next_handle_id.get() + 1;
+        self.inner.next_handle_id.set(id);
+        id
+    }
+
+    /// `Err(Closed)` once the loop is closed (asyncio's `_check_closed`).
+    pub(crate) fn check_closed(&self) -> Result<(), Error> {
+        if self.inner.closed.get() {
+            Err(Error::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// How many handles wait in the ready queue.
+    pub fn ready_len(&self) -> usize {
+        self.inner.ready.borrow().len()
+    }
+
+    /// How many timers are in the heap, cancelled ones included.
+    pub fn scheduled_len(&self) -> usize {
+        self.inner.scheduled.borrow().len()
+    }
+
+    /// How many timers in the heap are known to be cancelled.
+    pub fn timer_cancelled_count(&self) -> usize {
+        self.inner.scheduled.borrow().cancelled_count()
+    }
+
+    /// The live tasks' table (chapter 6), for `create_task` and the wakers.
+    pub(crate) fn tasks(&self) -> &RefCell<TaskRegistry<EventLoop>> {
+        &self.inner.tasks
+    }
+}
+
+impl Drop for LoopInner {
+    fn drop(&mut self) {
+        self.leave_this_thread();
+        for item in self.remote.close() {
+            drop(item); // the loop is gone: nothing can run them
+        }
+        self.signals.get_mut().clear();
+    }
+}
+
+impl Default for EventLoop {
+    fn default() -> Self {
+        EventLoop::new()
+    }
+}
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "<EventLoop running={} closed={} debug={}>",
+            self.is_running(),
+            self.is_closed(),
+            self.get_debug()
+        )
+    }
+}

@@ -1,0 +1,273 @@
+//! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "run_once, step by
+//! step"; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed 002, "每次
+//! `_run_once` 做的四件事").
+//!
+//! CPython's docstring speaks of the iteration as a whole; the seeds divide it into three
+//! or four phases. The book numbers it in five steps, one function each: (1) clean
+//! cancelled timers off the heap, (2) compute how long to wait, (3) select and process the
+//! events, (4) move the due timers to the ready queue, (5) run exactly the handles that are
+//! ready now. Whatever step 5 schedules waits for the next iteration.
+//!
+//! What changed since stage 4: stage 4's `run_once` ran the ready queue dry, new arrivals
+//! included; here a batch is fixed when it starts (`ntodo`), and a panic in a callback is
+//! caught and reported instead of ending the program.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::errors::{Error, catch};
+use crate::event_loop::lifecycle::Running;
+use crate::event_loop::{
+    CLOCK_RESOLUTION, EventLoop, ExceptionContext, Handle, Level, MAXIMUM_SELECT_TIMEOUT,
+};
+use crate::io::self_pipe::Remote;
+
+impl EventLoop {
+    // ANCHOR: run_once
+    /// One full iteration of the loop, in five steps. Public so that tests can drive the
+    /// loop one iteration at a time; fails on a closed or running loop.
+    pub fn run_once(&self) -> Result<(), Error> {
+        self.check_closed()?;
+        let _running = Running::enter_once(self)?;
+        self.run_once_inner()
+    }
+
+    pub(super) fn run_once_inner(&self) -> Result<(), Error> {
+        let inner = &*self.inner;
+        inner.iteration.set(inner.iteration.get() + 1);
+        self.clean_scheduled(); // step 1
+        let timeout = self.compute_timeout(); // step 2
+        let events = self.select(timeout)?; // step 3
+        self.process_events(events);
+        self.move_due_timers_to_ready(); // step 4
+        self.run_ready(); // step 5
+        Ok(())
+    }
+    // ANCHOR_END: run_once
+
+    // ANCHOR: step1
+    /// Step 1: if more than 100 timers are scheduled and more than half of them are
+    /// cancelled, rebuild the heap without them; otherwise pop the cancelled ones off the
+    /// head, where they would otherwise decide the select timeout.
+    fn clean_scheduled(&self) {
+        let mut scheduled = self.inner.scheduled.borrow_mut();
+        if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
+            let after = scheduled.len();
+            loop_trace!(
+                self,
+                "step 1: {cancelled} of {before} timers cancelled: heap rebuilt with {after}"
+            );
+            return;
+        }
+        while let Some(handle) = scheduled.pop_cancelled_head() {
+            loop_trace!(self, "step 1: drop cancelled {handle} off the head");
+        }
+    }
+    // ANCHOR_END: step1
+
+    // ANCHOR: step2
+    /// Step 2: how long step 3 may wait. Not at all if something is ready or the loop is
+    /// stopping; until the first timer if there is one (at most 24 h); else without limit.
+    fn compute_timeout(&self) -> Option<Duration> {
+        let inner = &*self.inner;
+        if !inner.ready.borrow().is_empty() || inner.stopping.get() || inner.remote.pending() {
+            return Some(Duration::ZERO);
+        }
+        let when = inner.scheduled.borrow().next_when()?;
+        let wait = (when - self.time()).clamp(0.0, MAXIMUM_SELECT_TIMEOUT.as_secs_f64());
+        Some(Duration::from_secs_f64(wait))
+    }
+    // ANCHOR_END: step2
+
+    // ANCHOR: step3
+    /// Step 3: wait on the selector for at most `timeout`.
+    ///
+    /// On the virtual clock, waiting for real would be wrong while a timer is pending
+    /// (virtual time does not pass while we wait), so the loop polls without blocking and,
+    /// if nothing happened, jumps the clock by `timeout`: to the first timer. With no timer
+    /// and nothing ready, only the outside world can wake the loop: a reader or writer, a
+    /// signal, another thread holding a `LoopHandle`. Then the loop blocks for real, as it
+    /// would on the real clock. With none of those either, no event can ever come: on the
+    /// real clock asyncio would block forever; on the virtual clock that is a hang in a
+    /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
+    fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
+        self.before_select(); // chapter 7: re-arm, release
+        let mut selector = self.inner.selector.borrow_mut();
+        if !self.inner.clock.is_virtual() {
+            loop_trace!(self, "step 3: select(timeout={})", Secs(timeout));
+            return Ok(selector.select(timeout)?);
+        }
+        match timeout {
+            None if !self.watches_anything() => {
+                loop_trace!(
+                    self,
+                    "step 3: nothing ready, no timer, no I/O: nothing to wait for"
+                );
+                Err(Error::NothingToWaitFor)
+            }
+            None => {
+                // Only the outside world can end this wait; it comes in real time.
+                loop_trace!(self, "step 3: select(timeout=None)");
+                Ok(selector.select(None)?)
+            }
+            Some(timeout) => {
+                let events = selector.select(Some(Duration::ZERO))?;
+                if events == 0 && timeout > Duration::ZERO {
+                    let target = self.inner.clock.now().saturating_add(timeout);
+                    self.inner.clock.sleep_until(target);
+                    loop_trace!(
+                        self,
+                        "step 3: select(timeout={}): no event, virtual clock jumps to {:.3}",
+                        Secs(Some(timeout)),
+                        target.as_secs_f64()
+                    );
+                } else {
+                    let shown = Secs(Some(timeout));
+                    loop_trace!(self, "step 3: select(timeout={shown}): {events} events");
+                }
+                Ok(events)
+            }
+        }
+    }
+
+    /// Step 3, second half: first what other threads queued (asyncio put it in the ready
+    /// queue when they called), then the selector's events: readers' and writers' handles
+    /// to the ready queue, waiting tasks woken (chapter 7).
+    fn process_events(&self, events: usize) {
+        for item in self.inner.remote.take() {
+            self.run_remote(item);
+        }
+        if events == 0 {
+            return;
+        }
+        let inner = &*self.inner;
+        let mut buffers = inner.io_ready.borrow_mut();
+        let (handles, wakers) = &mut *buffers;
+        let selector = inner.selector.borrow();
+        inner
+            .io
+            .borrow_mut()
+            .process_events(&selector, handles, wakers);
+        drop(selector);
+        for handle in handles.drain(..) {
+            loop_trace!(self, "step 3: {handle} is ready");
+            self.push_ready(handle);
+        }
+        for waker in wakers.drain(..) {
+            waker.wake();
+        }
+    }
+
+    /// What another thread left: a callback goes to the ready queue; a task's waker is
+    /// woken again here, on the loop's thread, where it schedules the task's step.
+    pub(super) fn run_remote(&self, item: Remote<EventLoop>) {
+        match item {
+            Remote::Call(callback) => {
+                let handle = Handle::new(self.next_handle_id(), None, callback);
+                loop_trace!(self, "step 3: call_soon_threadsafe {handle}");
+                self.push_ready(handle);
+            }
+            Remote::Wake(waker) => waker.wake(),
+        }
+    }
+    // ANCHOR_END: step3
+
+    // ANCHOR: step4
+    /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
+    /// ready queue, earliest first; cancelled ones too (step 5 skips them).
+    fn move_due_timers_to_ready(&self) {
+        let mut scheduled = self.inner.scheduled.borrow_mut();
+        // CPython reads the clock here every iteration. With no timer there is nothing to
+        // compare it with, and a loop busy with callbacks saves a clock read.
+        if scheduled.is_empty() {
+            return;
+        }
+        let end_time = self.time() + CLOCK_RESOLUTION;
+        while let Some(handle) = scheduled.pop_due(end_time) {
+            loop_trace!(self, "step 4: {handle} is due: to the ready queue");
+            self.push_ready(handle);
+        }
+    }
+    // ANCHOR_END: step4
+
+    // ANCHOR: step5
+    /// Step 5: run the handles that are ready now (`ntodo` of them), skipping cancelled
+    /// ones. Whatever they schedule goes to the back of the ready queue and runs in the
+    /// next iteration, after another select.
+    fn run_ready(&self) {
+        let ntodo = self.inner.ready.borrow().len();
+        for _ in 0..ntodo {
+            // The borrow ends with the statement: the callback will call `call_soon`.
+            let next = self.inner.ready.borrow_mut().pop_front();
+            let Some(handle) = next else { break };
+            if handle.cancelled() {
+                loop_trace!(self, "step 5: skip cancelled {handle}");
+                continue;
+            }
+            loop_trace!(self, "step 5: run {handle}");
+            if self.inner.debug.get() {
+                self.run_handle_timed(&handle);
+            } else {
+                self.run_handle(&handle);
+            }
+        }
+    }
+    // ANCHOR_END: step5
+
+    // ANCHOR: run_handle
+    /// Run one handle; a panic goes to the exception handler, and the loop goes on
+    /// (asyncio's `Handle._run`).
+    pub(super) fn run_handle(&self, handle: &Handle) {
+        if let Err(error) = catch(|| handle.run(self)) {
+            self.call_exception_handler(&ExceptionContext {
+                message: format!("Exception in callback {handle}"),
+                exception: Some(error),
+                handle: Some(handle.clone()),
+            });
+        }
+    }
+    // ANCHOR_END: run_handle
+
+    /// Debug mode: run one handle and report it if it took `slow_callback_duration` or
+    /// more.
+    fn run_handle_timed(&self, handle: &Handle) {
+        let start = self.time();
+        self.run_handle(handle);
+        let took = self.time() - start;
+        if took >= self.inner.slow_callback_duration.get() {
+            let message = format!("Executing {handle} took {took:.3} seconds");
+            self.log(Level::Warning, &message);
+        }
+    }
+}
+
+/// A select timeout as the trace shows it: `None`, `0` or seconds.
+struct Secs(Option<Duration>);
+
+impl fmt::Display for Secs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("None"),
+            Some(d) if d.is_zero() => f.write_str("0"),
+            Some(d) => write!(f, "{:.3}", d.as_secs_f64()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+
+    #[test]
+    fn an_idle_virtual_loop_does_not_hang() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        assert!(matches!(lp.run_forever(), Err(Error::NothingToWaitFor)));
+        assert!(!lp.is_running());
+        let future: crate::Future<u32> = lp.create_future();
+        assert!(matches!(
+            lp.run_until_complete(&future),
+            Err(Error::NothingToWaitFor)
+        ));
+    }
+}

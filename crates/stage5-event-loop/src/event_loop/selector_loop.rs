@@ -1,0 +1,161 @@
+//! The selector half of the loop: what chapter 7's readers, sockets, threads and signals go
+//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
+//! asyncio's `BaseSelectorEventLoop`: `_add_reader`, `_remove_reader`, `_make_self_pipe`,
+//! `_read_from_self`).
+//!
+//! asyncio's selector loop is a subclass of the base loop that owns the selector, the
+//! readers and writers and the self-pipe. Ours is one `EventLoop` whose state is private to
+//! this folder: chapter 7's faces (`add_reader`, `sock_recv`, `call_soon_threadsafe`,
+//! `add_signal_handler`) reach the I/O table, the remote queue and the signal table only
+//! through the few methods below, each a short sentence of what it does.
+//!
+//! What changed since stage 4: stage 4's scheduler kept one callback per descriptor and
+//! direction in a map, and a one-shot selector; the table, the self-pipe and the signals
+//! are new.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+use socket2::Socket;
+use stage4::Interest;
+
+use crate::errors::Error;
+use crate::event_loop::{EventLoop, Handle};
+use crate::io::io_table::Waiter;
+use crate::io::selector::SelectorStats;
+use crate::io::self_pipe::RemoteQueue;
+
+impl EventLoop {
+    // ANCHOR: watch_self_pipe
+    /// asyncio's `_make_self_pipe` ends with `_add_reader(self._ssock.fileno(),
+    /// self._read_from_self)`. Ours is handle #0, and not traced: it is the loop's own.
+    pub(super) fn watch_self_pipe(&self) -> Result<(), Error> {
+        let reader = Handle::new_repeating(0, EventLoop::read_from_self);
+        let fd = self.inner.self_pipe.fd();
+        self.add_waiter(fd, Interest::Read, Waiter::Callback(reader))?;
+        Ok(())
+    }
+    // ANCHOR_END: watch_self_pipe
+
+    // ANCHOR: read_from_self
+    /// asyncio's `_read_from_self`, the self-pipe's reader: drain the bytes, then queue the
+    /// handlers of the signals that arrived.
+    fn read_from_self(&self) {
+        if self.inner.self_pipe.drain() {
+            self.would_block(self.inner.self_pipe.fd(), Interest::Read);
+        }
+        let arrived = self.inner.signals.borrow_mut().arrived();
+        for handle in arrived {
+            loop_trace!(self, "signal: queue {handle}");
+            self.push_ready(handle);
+        }
+    }
+    // ANCHOR_END: read_from_self
+
+    /// True if something outside the loop may still wake it: a reader or writer besides
+    /// the self-pipe's, a signal handler, or another thread holding a `LoopHandle`.
+    pub(super) fn watches_anything(&self) -> bool {
+        self.inner.io.borrow().waiters() > 1
+            || !self.inner.signals.borrow().is_empty()
+            || self.inner.remote.has_handles()
+    }
+
+    /// Before step 3's `select`: re-arm and release descriptors (`IoTable::before_select`).
+    pub(super) fn before_select(&self) {
+        let mut selector = self.inner.selector.borrow_mut();
+        self.inner.io.borrow_mut().before_select(&mut selector);
+    }
+
+    /// Install `waiter` on `fd` for `interest`; returns the one it replaces.
+    pub(crate) fn add_waiter(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        waiter: Waiter<EventLoop>,
+    ) -> io::Result<Option<Waiter<EventLoop>>> {
+        let mut selector = self.inner.selector.borrow_mut();
+        self.inner
+            .io
+            .borrow_mut()
+            .add(&mut selector, fd, interest, waiter)
+    }
+
+    /// Take `fd`'s waiter for `interest` out; with `release`, keep the registration until
+    /// the next select (see `IoTable::remove`).
+    pub(crate) fn remove_waiter(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        release: bool,
+    ) -> Option<Waiter<EventLoop>> {
+        let mut selector = self.inner.selector.borrow_mut();
+        let mut io = self.inner.io.borrow_mut();
+        io.remove(&mut selector, fd, interest, release)
+    }
+
+    /// True if `fd` has a waiter for `interest`.
+    pub(crate) fn has_waiter(&self, fd: RawFd, interest: Interest) -> bool {
+        self.inner.io.borrow().has(fd, interest)
+    }
+
+    /// A socket operation saw `WouldBlock` on `fd`.
+    pub(crate) fn would_block(&self, fd: RawFd, interest: Interest) {
+        self.inner.io.borrow_mut().would_block(fd, interest);
+    }
+
+    /// `fd` is a new socket: forget what was known under its number.
+    pub(crate) fn forget_fd(&self, fd: RawFd) {
+        let stale = self.inner.io.borrow_mut().forget(fd);
+        drop(stale); // outside the borrow: a waker's drop may look at the loop
+    }
+
+    /// The stream on `fd` ended: deregister it now if nobody waits on it.
+    pub(crate) fn release_now(&self, fd: RawFd) {
+        let mut selector = self.inner.selector.borrow_mut();
+        self.inner.io.borrow_mut().release_now(&mut selector, fd);
+    }
+
+    /// The selector's counters.
+    pub(crate) fn with_selector_stats(&self) -> SelectorStats {
+        self.inner.selector.borrow().stats()
+    }
+
+    /// The queue other threads fill.
+    pub(crate) fn remote(&self) -> &Arc<RemoteQueue<EventLoop>> {
+        &self.inner.remote
+    }
+
+    /// Run `read` on the loop's scratch buffer, at least `nbytes` long and cut to exactly
+    /// `nbytes`: `sock_recv` reads there, so an idle connection holds no buffer.
+    pub(crate) fn with_scratch<T>(&self, nbytes: usize, read: impl FnOnce(&mut [u8]) -> T) -> T {
+        let mut scratch = self.inner.scratch.borrow_mut();
+        if scratch.len() < nbytes {
+            scratch.resize(nbytes, 0);
+        }
+        read(&mut scratch[..nbytes])
+    }
+
+    /// Handle `sig` with `handle`; returns the handler it replaces.
+    pub(crate) fn install_signal_handler(
+        &self,
+        sig: i32,
+        handle: Handle,
+    ) -> Result<Option<Handle>, Error> {
+        let pipe: Socket = self.inner.remote.write_end()?;
+        self.inner.signals.borrow_mut().add(sig, handle, pipe)
+    }
+
+    /// Stop handling `sig`; true if it was handled.
+    pub(crate) fn uninstall_signal_handler(&self, sig: i32) -> bool {
+        self.inner.signals.borrow_mut().remove(sig)
+    }
+
+    /// Drop every reader, writer and signal handler (the loop closes); returns the
+    /// waiters, for the caller to drop once no borrow is held.
+    pub(super) fn clear_io(&self) -> Vec<Waiter<EventLoop>> {
+        self.inner.signals.borrow_mut().clear();
+        let mut selector = self.inner.selector.borrow_mut();
+        self.inner.io.borrow_mut().clear(&mut selector)
+    }
+}

@@ -1,0 +1,29 @@
+//! Chapter 6: futures and tasks on the loop (book chapter 6, "Futures and tasks"; seed 001,
+//! "Task 对象的自我驱动机制", asyncio's `futures.py`, `tasks.py`, `queues.py`).
+//!
+//! Everything in asyncio that waits is a future with done callbacks; a task is a future
+//! that drives a coroutine, one step per `call_soon`. This folder builds them on chapter
+//! 5's loop, bottom up:
+//!
+//! | module | concept | asyncio |
+//! | --- | --- | --- |
+//! | `registry` | the loop's table of live tasks, by key | `tasks._all_tasks` |
+//! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
+//! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
+//! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
+//! | [`runners`] | `run_until_complete` | `BaseEventLoop.run_until_complete` |
+//! | [`sleep`](mod@sleep) | `sleep` | `tasks.sleep` |
+//! | [`queue`] | `Queue<T>` | `queues.Queue` |
+//! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |
+//!
+//! What changed since stage 4: stages 2 to 4 had tasks but no futures; a task waited by
+//! leaving the scheduler's `current` slot, and was put back by whoever it waited for.
+
+pub mod combinators;
+pub mod future;
+pub mod queue;
+pub(crate) mod registry;
+pub mod runners;
+pub mod sleep;
+pub mod task;
+pub(crate) mod waker;

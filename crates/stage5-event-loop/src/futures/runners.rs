@@ -1,0 +1,98 @@
+//! Running a future to completion: `run_until_complete` and `run` (book chapter 5,
+//! "run_forever and stop", and chapter 6, "asyncio.run"; seed 000, `run_until_complete`,
+//! seed 001, "Runner", asyncio's `runners.py`).
+//!
+//! asyncio's `run_until_complete(future)` adds a done callback to the future that stops the
+//! loop, runs the loop forever, and returns the future's result. If something else stopped
+//! the loop first, the future is not done, and that is an error.
+//!
+//! `asyncio.run(main)` is where every asyncio program starts: a new loop; `main` as a task,
+//! run to completion; then every task still pending is cancelled and the loop runs until
+//! they have all finished, those that failed are reported to the exception handler, and
+//! the loop is closed. [`run`] does the same; `main` receives the loop, since Rust code has
+//! no `get_running_loop()` to ask.
+//!
+//! What changed since stage 4: stage 4's `run` ended when nothing was left to do; here the
+//! program says what it waits for.
+
+use std::rc::Rc;
+
+use stage1::Clock;
+
+use crate::errors::Error;
+use crate::event_loop::{EventLoop, ExceptionContext};
+use crate::futures::future::Future;
+
+impl EventLoop {
+    // ANCHOR: run_until_complete
+    /// Run the loop until `future` is done; return its result. A [`Task`](crate::Task)
+    /// derefs to its future, so `run_until_complete(&task)` works too.
+    pub fn run_until_complete<T: Clone + 'static>(&self, future: &Future<T>) -> Result<T, Error> {
+        self.check_closed()?;
+        if self.is_running() {
+            return Err(Error::AlreadyRunning);
+        }
+        // asyncio's `_run_until_complete_cb`: when the future is done, stop the loop.
+        let stopper = future.add_done_callback(|lp, _| lp.stop());
+        let ran = self.run_forever();
+        future.remove_done_callback(stopper);
+        ran?;
+        if !future.done() {
+            return Err(Error::StoppedBeforeComplete);
+        }
+        future.result()
+    }
+    // ANCHOR_END: run_until_complete
+}
+
+// ANCHOR: run
+/// asyncio's `asyncio.run(main)`: a new loop on `clock`; `main(&loop)` as a task, run to
+/// completion; then the tasks still pending are cancelled and run until they end (those
+/// that fail are reported), and the loop is closed, leaving no descriptor open. Returns
+/// `main`'s output, or the error that stopped it.
+pub fn run<F>(clock: Rc<dyn Clock>, main: impl FnOnce(&EventLoop) -> F) -> Result<F::Output, Error>
+where
+    F: std::future::Future + 'static,
+    F::Output: Clone + 'static,
+{
+    let lp = EventLoop::try_with_clock(clock)?;
+    let task = lp.create_task(main(&lp));
+    let outcome = task.and_then(|task| lp.run_until_complete(&task));
+    let shutdown = lp.cancel_all_tasks();
+    lp.close()?;
+    let output = outcome?;
+    shutdown?;
+    Ok(output)
+}
+// ANCHOR_END: run
+
+impl EventLoop {
+    /// asyncio's `_cancel_all_tasks`: cancel every pending task, run the loop until each
+    /// has ended, and report those that ended with an error rather than cancelled.
+    fn cancel_all_tasks(&self) -> Result<(), Error> {
+        let pending = self.tasks().borrow().all();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        loop_trace!(self, "run: cancel {} pending tasks", pending.len());
+        for task in &pending {
+            task.clone().cancel();
+        }
+        while pending.iter().any(|task| !task.done()) {
+            self.run_once()?;
+        }
+        for task in &pending {
+            if let Some(error) = task.exception() {
+                self.call_exception_handler(&ExceptionContext {
+                    message: format!(
+                        "unhandled exception during asyncio.run() shutdown <Task #{}>",
+                        task.id()
+                    ),
+                    exception: Some(error),
+                    handle: None,
+                });
+            }
+        }
+        Ok(())
+    }
+}

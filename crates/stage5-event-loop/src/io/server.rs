@@ -1,0 +1,209 @@
+//! A listening server (book chapter 7, "Out of file descriptors"; seeds 000/004, "网络 IO
+//! 回调", asyncio's `selector_events.py`: `_start_serving`, `_accept_connection`).
+//!
+//! [`EventLoop::start_serving`] is asyncio's `_start_serving`: a reader on the listening
+//! socket that accepts up to `backlog` connections each time it runs. When `accept` fails
+//! because the process or the system is out of file descriptors (or memory), asyncio
+//! reports it through the exception handler, stops accepting for [`ACCEPT_RETRY_DELAY`]
+//! (one second), and tries again; existing connections go on. If watching the listener
+//! again fails, that is reported too, and the server stops serving (`is_serving()` is
+//! false): a server never stops accepting silently.
+//!
+//! What changed since stage 4: stage 4's `accept` accepted one connection per wait and its
+//! echo server slept a second on its own after running out of descriptors; here a
+//! listener drains up to a backlog per readiness event, and the pause is the loop's.
+
+use std::cell::{Cell, RefCell};
+use std::io::{self, ErrorKind};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::rc::Rc;
+
+use stage4::Interest;
+
+use crate::errors::Error;
+use crate::event_loop::{EventLoop, ExceptionContext, Handle, TimerHandle};
+
+/// How long a server stops accepting after running out of file descriptors (asyncio's
+/// `constants.ACCEPT_RETRY_DELAY`), in seconds.
+pub const ACCEPT_RETRY_DELAY: f64 = 1.0;
+
+/// asyncio's default `backlog`: how many connections a server accepts per readiness event.
+pub const DEFAULT_BACKLOG: usize = 100;
+
+// ANCHOR: server
+/// A listening socket the loop accepts connections on (asyncio's `Server`).
+#[derive(Clone)]
+pub struct Server {
+    inner: Rc<ServerInner>,
+}
+
+type OnConnection = Box<dyn FnMut(&EventLoop, TcpStream, SocketAddr)>;
+
+struct ServerInner {
+    listener: TcpListener,
+    backlog: usize,
+    on_connection: RefCell<OnConnection>,
+    serving: Cell<bool>,
+    retry: RefCell<Option<TimerHandle>>, // the pause after EMFILE
+}
+
+impl EventLoop {
+    /// Accept connections on `listener` (made non-blocking), up to `backlog` each time it
+    /// is readable, and hand each to `on_connection` (asyncio's `_start_serving` with
+    /// `_accept_connection`). Running out of file descriptors pauses accepting for
+    /// [`ACCEPT_RETRY_DELAY`] after reporting it to the exception handler.
+    pub fn start_serving(
+        &self,
+        listener: TcpListener,
+        backlog: usize,
+        on_connection: impl FnMut(&EventLoop, TcpStream, SocketAddr) + 'static,
+    ) -> Result<Server, Error> {
+        listener.set_nonblocking(true)?;
+        let server = Server {
+            inner: Rc::new(ServerInner {
+                listener,
+                backlog: backlog.max(1),
+                on_connection: RefCell::new(Box::new(on_connection)),
+                serving: Cell::new(true),
+                retry: RefCell::new(None),
+            }),
+        };
+        server.watch(self)?;
+        Ok(server)
+    }
+}
+
+impl Server {
+    fn watch(&self, lp: &EventLoop) -> Result<Handle, Error> {
+        let weak = Rc::downgrade(&self.inner);
+        lp.add_reader(self.inner.listener.as_raw_fd(), move |lp| {
+            if let Some(inner) = weak.upgrade() {
+                Server { inner }.accept_connection(lp);
+            }
+        })
+    }
+
+    /// The reader: accept up to `backlog` connections.
+    fn accept_connection(&self, lp: &EventLoop) {
+        let inner = &*self.inner;
+        let fd = inner.listener.as_raw_fd();
+        for _ in 0..inner.backlog {
+            if !inner.serving.get() {
+                return;
+            }
+            match inner.listener.accept() {
+                // A connection: make it non-blocking and hand it over.
+                Ok((stream, peer)) => {
+                    if let Err(error) = lp.new_socket(&stream) {
+                        lp.call_exception_handler(&ExceptionContext {
+                            message: "Error on accepted socket".into(),
+                            exception: Some(error.into()),
+                            handle: None,
+                        });
+                        continue;
+                    }
+                    (inner.on_connection.borrow_mut())(lp, stream, peer);
+                }
+                // No more waiting connections: the next edge says when there are.
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    lp.would_block(fd, Interest::Read); // drained: no re-arm needed
+                    return;
+                }
+                // A signal interrupted accept, or the client gave up before we took it:
+                // neither concerns the server; accept the next one.
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::ConnectionAborted => {}
+                // Out of descriptors or memory: pause (asyncio's `except OSError`).
+                Err(e) if out_of_resources(&e) => return self.pause(lp, e),
+                // Anything else: report it, and wait for the next readiness event.
+                Err(e) => {
+                    lp.call_exception_handler(&ExceptionContext {
+                        message: "socket.accept() failed".into(),
+                        exception: Some(e.into()),
+                        handle: None,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+    // ANCHOR_END: server
+
+    // ANCHOR: pause
+    /// Out of descriptors: report, stop accepting, and try again after
+    /// [`ACCEPT_RETRY_DELAY`] (asyncio's `_accept_connection`, `except OSError`).
+    fn pause(&self, lp: &EventLoop, error: io::Error) {
+        lp.call_exception_handler(&ExceptionContext {
+            message: "socket.accept() out of system resource".into(),
+            exception: Some(error.into()),
+            handle: None,
+        });
+        lp.remove_reader(self.inner.listener.as_raw_fd());
+        let weak = Rc::downgrade(&self.inner);
+        let retry = lp.call_later(ACCEPT_RETRY_DELAY, move |lp| {
+            if let Some(inner) = weak.upgrade()
+                && inner.serving.get()
+            {
+                Server { inner }.resume(lp);
+            }
+        });
+        // A loop that cannot schedule the retry is closed: nothing will be served anyway.
+        *self.inner.retry.borrow_mut() = retry.ok();
+    }
+
+    /// After the pause: watch the listener again. If that fails, say so and stop
+    /// serving, rather than look alive and accept nothing.
+    fn resume(&self, lp: &EventLoop) {
+        self.inner.retry.borrow_mut().take();
+        if let Err(error) = self.watch(lp) {
+            self.inner.serving.set(false);
+            lp.call_exception_handler(&ExceptionContext {
+                message: "cannot watch the listening socket again: the server stops".into(),
+                exception: Some(error),
+                handle: None,
+            });
+        }
+    }
+    // ANCHOR_END: pause
+
+    /// Stop accepting (asyncio's `Server.close`): the listener's reader goes; connections
+    /// already accepted are the program's to close.
+    pub fn close(&self, lp: &EventLoop) {
+        if self.inner.serving.replace(false) {
+            lp.remove_reader(self.inner.listener.as_raw_fd());
+            if let Some(retry) = self.inner.retry.borrow_mut().take() {
+                retry.cancel();
+            }
+        }
+    }
+
+    /// True until [`Server::close`], or until the server had to stop (see [`Server`]).
+    pub fn is_serving(&self) -> bool {
+        self.inner.serving.get()
+    }
+
+    /// The listening socket.
+    pub fn listener(&self) -> &TcpListener {
+        &self.inner.listener
+    }
+}
+
+/// The `accept` errors asyncio pauses on: EMFILE, ENFILE, ENOBUFS, ENOMEM.
+fn out_of_resources(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "<Server fd={} serving={}>",
+            self.inner.listener.as_raw_fd(),
+            self.is_serving()
+        )
+    }
+}

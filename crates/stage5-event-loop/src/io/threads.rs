@@ -1,0 +1,104 @@
+//! `call_soon_threadsafe` and the [`LoopHandle`] other threads hold (book chapter 7,
+//! "Threads"; seeds 000/004, "添加任务": `call_soon_threadsafe`).
+//!
+//! An [`EventLoop`] is an `Rc`: it stays on its thread. What another thread may hold is a
+//! [`LoopHandle`], the loop's `Send + Sync` part (the remote queue and the self-pipe's write
+//! end, `self_pipe.rs`). `call_soon_threadsafe` queues the callback there and writes a byte
+//! to self, so a loop blocked in `select` wakes up and runs it in its next batch.
+//!
+//! A live handle also tells the loop that a thread may still call: on the virtual clock, a
+//! loop with nothing else to wait for then blocks on the self-pipe for real, where it would
+//! otherwise report that it can never wake.
+//!
+//! What changed since stage 4: stage 4 could not be reached from another thread at all.
+
+use std::sync::Arc;
+
+use crate::errors::Error;
+use crate::event_loop::EventLoop;
+use crate::io::self_pipe::{Remote, RemoteQueue};
+
+// ANCHOR: loop_handle
+/// A handle to a loop that other threads may hold (`Send + Sync`): what they need to hand
+/// work back to it. Get one with [`EventLoop::handle`].
+pub struct LoopHandle {
+    remote: Arc<RemoteQueue<EventLoop>>,
+}
+
+impl LoopHandle {
+    /// Run `callback` on the loop's thread, in the loop's next batch (asyncio's
+    /// `call_soon_threadsafe`). Callbacks from one thread run in the order they were
+    /// queued. Wakes the loop if it is blocked in `select`. Either the callback runs (a
+    /// loop that closes first runs what it accepted) or the call fails with
+    /// [`Error::Closed`].
+    pub fn call_soon_threadsafe(
+        &self,
+        callback: impl FnOnce(&EventLoop) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.remote
+            .push(Remote::Call(Box::new(callback)))
+            .map_err(|_refused| Error::Closed)
+    }
+
+    /// Wake the loop without queueing anything (asyncio's `_write_to_self`).
+    pub fn write_to_self(&self) {
+        self.remote.write_to_self();
+    }
+}
+// ANCHOR_END: loop_handle
+
+impl Clone for LoopHandle {
+    fn clone(&self) -> Self {
+        LoopHandle::new(self.remote.clone())
+    }
+}
+
+impl Drop for LoopHandle {
+    fn drop(&mut self) {
+        self.remote.count_handle(false);
+    }
+}
+
+impl LoopHandle {
+    fn new(remote: Arc<RemoteQueue<EventLoop>>) -> LoopHandle {
+        remote.count_handle(true);
+        LoopHandle { remote }
+    }
+}
+
+impl std::fmt::Debug for LoopHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<LoopHandle>")
+    }
+}
+
+impl EventLoop {
+    /// A `Send + Sync` handle to this loop, for other threads.
+    pub fn handle(&self) -> LoopHandle {
+        LoopHandle::new(self.remote().clone())
+    }
+
+    /// asyncio's `call_soon_threadsafe`, on the loop itself; from other threads use
+    /// [`EventLoop::handle`].
+    pub fn call_soon_threadsafe(
+        &self,
+        callback: impl FnOnce(&EventLoop) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.check_closed()?;
+        self.remote()
+            .push(Remote::Call(Box::new(callback)))
+            .map_err(|_refused| Error::Closed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn a_loop_handle_crosses_threads() {
+        is_send_sync::<LoopHandle>();
+    }
+}
