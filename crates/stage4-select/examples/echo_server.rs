@@ -33,7 +33,12 @@ use stage4::{NewTask, Scheduler, WaitIo, cli, say, trace};
 // ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
 /// accepted connection (a test stops the server by setting it and connecting once more).
-pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+pub async fn tcp_server<S: WaitIo>(
+    s: S,
+    listener: TcpListener,
+    reply: Reply,
+    stop: Arc<AtomicBool>,
+) {
     while !stop.load(Ordering::Relaxed) {
         match s.accept(&listener).await {
             Ok((client, peer)) => {
@@ -47,14 +52,14 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
 }
 
 /// Answer every chunk until the client leaves.
-async fn echo_handler(s: Scheduler, mut sock: TcpStream, reply: Reply) {
+async fn echo_handler<S: WaitIo>(s: S, mut sock: TcpStream, reply: Reply) {
     if let Err(error) = echo(&s, &mut sock, reply).await {
         trace!("connection error: {error}");
     }
     say!("Connection closed");
 }
 
-async fn echo(s: &Scheduler, sock: &mut TcpStream, reply: Reply) -> io::Result<()> {
+async fn echo<S: WaitIo>(s: &S, sock: &mut TcpStream, reply: Reply) -> io::Result<()> {
     let mut buf = vec![0; 64 * 1024];
     let mut out = Vec::new();
     loop {
@@ -71,8 +76,9 @@ async fn echo(s: &Scheduler, sock: &mut TcpStream, reply: Reply) -> io::Result<(
 }
 // ANCHOR_END: server
 
-/// Serve on `listener` on scheduler `s` until `stop` is set.
-pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
+/// Serve on `listener` on scheduler `s` until `stop` is set. Written against stage 4's
+/// `WaitIo` trait, not its `Scheduler`: stage 5's event loop runs it too.
+pub fn serve<S: WaitIo>(s: &S, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
     s.new_task(tcp_server(s.clone(), listener, reply, stop));
 }
 

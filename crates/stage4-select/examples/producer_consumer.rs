@@ -35,8 +35,9 @@ async fn consumer(q: AsyncQueue<u32>) {
 }
 // ANCHOR_END: producer_consumer
 
-/// Start producer(q, `count`) and consumer(q) as tasks on `s`.
-pub fn start(s: &Scheduler, count: u32) {
+/// Start producer(q, `count`) and consumer(q) as tasks on `s`: any scheduler stage 3's
+/// tasks run on (stage 5's event loop too).
+pub fn start<S: NewTask>(s: &S, count: u32) {
     let q = AsyncQueue::new();
     s.new_task(producer(q.clone(), count));
     s.new_task(consumer(q));

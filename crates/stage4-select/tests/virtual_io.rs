@@ -11,32 +11,14 @@
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
 mod echo_server;
+#[path = "support/scripted_client.rs"]
+mod scripted_client;
 
-use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
 use stage4::net::{self, Reply};
-use stage4::{NewTask, Scheduler, WaitIo, say, sleep, transcript};
-
-async fn client(s: Scheduler, addr: SocketAddr, stop: Arc<AtomicBool>) {
-    sleep(Duration::from_millis(1500)).await;
-    let mut sock = TcpStream::connect(addr).unwrap();
-    sock.set_nonblocking(true).unwrap();
-    say!("client: connected");
-    for word in ["hello", "again"] {
-        s.sendall(&mut sock, word.as_bytes()).await.unwrap();
-        let mut buf = [0; 64];
-        let n = s.recv(&mut sock, &mut buf).await.unwrap();
-        say!("client got: {}", String::from_utf8_lossy(&buf[..n]));
-        sleep(Duration::from_secs(1)).await;
-    }
-    drop(sock);
-    // Stop the server: it checks the flag after its next accept.
-    stop.store(true, Ordering::Relaxed);
-    drop(TcpStream::connect(addr).unwrap());
-}
+use stage4::{NewTask, Scheduler, transcript};
 
 #[test]
 fn a_client_connects_while_timers_are_pending() {
@@ -47,7 +29,7 @@ fn a_client_connects_while_timers_are_pending() {
         let stop = Arc::new(AtomicBool::new(false));
         echo_server::producer_consumer::start(&s, 3);
         echo_server::serve(&s, listener, Reply::Got, stop.clone());
-        s.new_task(client(s.clone(), addr, stop));
+        s.new_task(scripted_client::client(s.clone(), addr, stop));
         s.run().unwrap();
     });
     insta::assert_snapshot!(text);

@@ -1,0 +1,74 @@
+//! The old code still runs (book chapter 5, "The old code still runs"): stage 4's
+//! scripted I/O scenario, unchanged, on stage 5's event loop.
+//!
+//! Stage 4's echo server (`tcp_server`, written against stage 4's `WaitIo`), the seed's
+//! producer and consumer (stage 3's tasks, stage 2's `sleep` and `AsyncQueue`) and the
+//! scripted client are the very files stage 4's `tests/virtual_io.rs` runs: included here
+//! as they are. Only the scheduler differs: `EventLoop` implements stage 1's `Schedule` and
+//! stage 4's `WaitIo`. The program's lines are snapshotted, and compared with stage 4's.
+
+#[allow(dead_code)]
+#[path = "../../stage4-select/examples/echo_server.rs"]
+mod echo_server;
+#[path = "../../stage4-select/tests/support/scripted_client.rs"]
+mod scripted_client;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use stage4::NewTask;
+use stage4::net::{self, Reply};
+use stage5::{Error, EventLoop, transcript};
+
+/// Run the loop until nothing is left that could ever happen: stage 1 to 4's `run()`.
+/// On the virtual clock the loop says so itself, with `NothingToWaitFor`.
+fn run_until_idle(lp: &EventLoop) {
+    loop {
+        match lp.run_once() {
+            Ok(()) => {}
+            Err(Error::NothingToWaitFor) => return,
+            Err(error) => panic!("the loop failed: {error}"),
+        }
+    }
+}
+
+// ANCHOR: old_code
+/// Stage 4's scenario on stage 5's loop.
+fn scenario(lp: &EventLoop) {
+    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    echo_server::producer_consumer::start(lp, 3);
+    echo_server::serve(lp, listener, Reply::Got, stop.clone());
+    lp.new_task(scripted_client::client(lp.clone(), addr, stop));
+    run_until_idle(lp);
+}
+// ANCHOR_END: old_code
+
+#[test]
+fn stage_4s_scripted_io_runs_unchanged_on_the_event_loop() {
+    let text = transcript(false, |clock| scenario(&EventLoop::with_clock(clock)));
+    insta::assert_snapshot!(text);
+    // The same lines as on stage 4, in the same order.
+    let stage4 = include_str!(
+        "../../stage4-select/tests/snapshots/virtual_io__a_client_connects_while_timers_are_pending.snap"
+    );
+    let stage4: Vec<&str> = stage4
+        .lines()
+        .skip_while(|l| !l.starts_with("  0.000"))
+        .collect();
+    let here: Vec<&str> = text.lines().collect();
+    assert_eq!(here, stage4);
+}
+
+/// The same producer and consumer with the trace on: stage 3's tasks (`step tN`) now step
+/// inside the loop's iterations (`[n]`), each step a handle of the loop's own.
+#[test]
+fn the_trace_shows_what_the_loop_does_differently() {
+    let text = transcript(true, |clock| {
+        let lp = EventLoop::with_clock(clock);
+        echo_server::producer_consumer::start(&lp, 2);
+        run_until_idle(&lp);
+    });
+    insta::assert_snapshot!(text);
+}
