@@ -116,12 +116,38 @@ fn log_to_stderr(_: &EventLoop, level: Level, message: &str) {
     eprintln!("{level}:asyncio:{message}");
 }
 
+// ANCHOR: event_loop
 /// The event loop. Cloning gives another handle to the same loop (an `Rc`), which is how
 /// asyncio-style code "captures the loop".
-#[derive(Clone)]
+///
+/// The value [`EventLoop::new`] returns *owns* the loop: dropping it closes the loop (as
+/// `asyncio.run` closes its loop at the end), whatever clones remain. Tasks and callbacks
+/// hold clones, and the loop holds them: without this, a loop that a task captured would
+/// keep itself alive through the task, with its descriptors, for ever. A clone used after
+/// its owner is gone finds the loop closed.
 pub struct EventLoop {
     inner: Rc<LoopInner>,
+    owner: bool,
 }
+
+impl Clone for EventLoop {
+    fn clone(&self) -> Self {
+        EventLoop {
+            inner: self.inner.clone(),
+            owner: false,
+        }
+    }
+}
+
+impl Drop for EventLoop {
+    fn drop(&mut self) {
+        if self.owner && !self.inner.running.get() {
+            // Closing a loop that is not running cannot fail.
+            let _ = self.close();
+        }
+    }
+}
+// ANCHOR_END: event_loop
 
 // ANCHOR: state
 struct LoopInner {
@@ -199,7 +225,7 @@ impl EventLoop {
             io_ready: RefCell::default(),
             scratch: RefCell::default(),
         });
-        let lp = EventLoop { inner };
+        let lp = EventLoop { inner, owner: true };
         lp.live_on_this_thread();
         lp.watch_self_pipe()?;
         Ok(lp)

@@ -28,7 +28,10 @@ pub(crate) struct WeakLoop(Weak<LoopInner>);
 impl WeakLoop {
     /// The loop, if it still lives.
     pub(crate) fn upgrade(&self) -> Option<EventLoop> {
-        self.0.upgrade().map(|inner| EventLoop { inner })
+        self.0.upgrade().map(|inner| EventLoop {
+            inner,
+            owner: false,
+        })
     }
 }
 
@@ -43,7 +46,10 @@ impl EventLoop {
         let found = LOOPS.try_with(|loops| {
             let loops = loops.borrow();
             let (_, weak) = loops.iter().find(|(other, _)| *other == id)?;
-            weak.upgrade().map(|inner| EventLoop { inner })
+            weak.upgrade().map(|inner| EventLoop {
+                inner,
+                owner: false,
+            })
         });
         // The list is gone only while the thread shuts down: no loop lives there then.
         found.ok().flatten()

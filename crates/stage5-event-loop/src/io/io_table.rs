@@ -390,3 +390,104 @@ fn is_gone(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::ENOENT | libc::EBADF))
         || error.kind() == io::ErrorKind::NotFound
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::net::UnixStream;
+
+    fn pair() -> (UnixStream, UnixStream) {
+        let (a, b) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        b.set_nonblocking(true).unwrap();
+        (a, b)
+    }
+
+    fn task() -> Waiter<()> {
+        Waiter::Task(std::task::Waker::noop().clone())
+    }
+
+    #[test]
+    fn a_number_the_process_cannot_have_is_refused_before_the_table_grows() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        for fd in [i32::MAX, 999_999, -1] {
+            assert!(
+                table
+                    .add(&mut selector, fd, Interest::Read, task())
+                    .is_err()
+            );
+        }
+        assert_eq!(table.sources.len(), 0, "no memory kept for refused numbers");
+        assert_eq!(table.waiters(), 0);
+    }
+
+    /// A socket whose number was `fd` a moment ago: the lowest free number is reused, unless
+    /// another test's thread took it meanwhile; then try again with a new pair.
+    fn reuse(fd: RawFd) -> Option<(UnixStream, UnixStream)> {
+        let (b, peer) = pair();
+        (b.as_raw_fd() == fd).then_some((b, peer))
+    }
+
+    #[test]
+    fn a_number_reused_by_a_new_socket_is_registered_again() {
+        for _attempt in 0..20 {
+            let mut selector = Selector::new().unwrap();
+            let mut table: IoTable<()> = IoTable::default();
+            let (a, a_peer) = pair();
+            let fd = a.as_raw_fd();
+            table
+                .add(&mut selector, fd, Interest::Read, task())
+                .unwrap();
+            // The wait ends; the registration is kept for the next wait; then `a` is
+            // closed, and the kernel forgets it.
+            drop(table.remove(&mut selector, fd, Interest::Read, true));
+            drop((a, a_peer));
+            let Some((_b, mut b_peer)) = reuse(fd) else {
+                continue;
+            };
+            table
+                .add(&mut selector, fd, Interest::Read, task())
+                .unwrap();
+            b_peer.write_all(b"x").unwrap();
+            assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+            let (mut ready, mut wake) = (Vec::new(), Vec::new());
+            table.process_events(&selector, &mut ready, &mut wake);
+            assert_eq!(wake.len(), 1, "the new socket's reader is woken");
+            assert_eq!(selector.stats().registers, 2, "registered afresh");
+            return;
+        }
+        panic!("never got the same descriptor number back");
+    }
+
+    #[test]
+    fn a_dispatched_callback_is_re_armed_until_would_block() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        let (a, mut peer) = pair();
+        let fd = a.as_raw_fd();
+        let reader = Handle::new_repeating(1, |_: &()| {});
+        table
+            .add(&mut selector, fd, Interest::Read, Waiter::Callback(reader))
+            .unwrap();
+        peer.write_all(b"xy").unwrap();
+        let (mut ready, mut wake) = (Vec::new(), Vec::new());
+        for round in 0..3 {
+            table.before_select(&mut selector);
+            assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+            table.process_events(&selector, &mut ready, &mut wake);
+            assert_eq!(
+                ready.len(),
+                round + 1,
+                "level-triggered: reported every round"
+            );
+        }
+        table.would_block(fd, Interest::Read);
+        let rearms = selector.stats().reregisters;
+        table.before_select(&mut selector);
+        assert_eq!(selector.stats().reregisters, rearms, "drained: no re-arm");
+        drop(a);
+    }
+}

@@ -1,0 +1,165 @@
+//! What a careless caller does to the loop, and what it answers (book, "How it fails").
+//! Each test is a row of that page: it hung, aborted, lost work or escaped before the fix.
+
+use std::cell::{Cell, RefCell};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use stage5::{Error, EventLoop, ExceptionContext, Level, VirtualClock, sleep};
+
+fn vloop() -> EventLoop {
+    EventLoop::with_clock(VirtualClock::new())
+}
+
+/// The messages the loop's exception handler receives.
+fn collect_exceptions(lp: &EventLoop) -> Rc<RefCell<Vec<String>>> {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    lp.set_exception_handler(Some(Rc::new(move |_, context: &ExceptionContext| {
+        s.borrow_mut().push(context.message.clone())
+    })));
+    seen
+}
+
+// ANCHOR: fd_reuse
+/// A socket closed after its wait ended, and a new one that gets the same number in the
+/// same iteration: `sock_recv` on the new one completes (it used to wait for ever, the
+/// loop believing the number still registered).
+#[test]
+fn sock_recv_on_a_reused_descriptor_number_completes() {
+    for _attempt in 0..20 {
+        let lp = vloop();
+        let (a, a_peer) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let fd = a.as_raw_fd();
+        lp.call_later(1.0, move |_| (&a_peer).write_all_now(b"1"))
+            .unwrap();
+        let l = lp.clone();
+        let got = lp
+            .create_task(async move {
+                let first = l.sock_recv(&a, 10).await.unwrap(); // it waits: registered
+                drop(a); // closed: the kernel forgets the registration at once
+                let (b, b_peer) = UnixStream::pair().unwrap();
+                if b.as_raw_fd() != fd {
+                    return None; // another test's thread took the number: try again
+                }
+                b.set_nonblocking(true).unwrap();
+                l.call_later(1.0, move |_| (&b_peer).write_all_now(b"2"))
+                    .unwrap();
+                let second = l.sock_recv(&b, 10).await.unwrap();
+                Some((first, second))
+            })
+            .unwrap();
+        // If the second read never completes, stop at 5 s rather than hang.
+        lp.call_later(5.0, |lp| lp.stop()).unwrap();
+        match lp.run_until_complete(&got) {
+            Ok(Some((first, second))) => {
+                assert_eq!((first, second), (b"1".to_vec(), b"2".to_vec()));
+                return;
+            }
+            Ok(None) => continue,
+            Err(error) => panic!("sock_recv on the reused number never completed: {error}"),
+        }
+    }
+    panic!("never got the same descriptor number back");
+}
+// ANCHOR_END: fd_reuse
+
+/// Write all of `data` at once to a socket with room for it (a test helper).
+trait WriteNow {
+    fn write_all_now(self, data: &[u8]);
+}
+
+impl WriteNow for &UnixStream {
+    fn write_all_now(mut self, data: &[u8]) {
+        std::io::Write::write_all(&mut self, data).unwrap();
+    }
+}
+
+#[test]
+fn a_descriptor_number_the_process_cannot_have_is_an_error() {
+    let lp = vloop();
+    for fd in [i32::MAX, 999_999, -1] {
+        let error = lp.add_reader(fd, |_| {}).unwrap_err();
+        assert!(matches!(error, Error::Io(_)), "{error}");
+        assert!(lp.add_writer(fd, |_| {}).is_err());
+        assert!(!lp.has_reader(fd));
+    }
+}
+
+#[test]
+fn a_panicking_logger_is_caught_and_the_loop_goes_on() {
+    let lp = vloop();
+    lp.set_logger(|_, _: Level, _: &str| panic!("the logger itself fails"));
+    let ran = Rc::new(Cell::new(false));
+    let r = ran.clone();
+    lp.call_soon(|_| panic!("a callback fails")).unwrap();
+    lp.call_soon(move |lp| {
+        r.set(true);
+        lp.stop();
+    })
+    .unwrap();
+    lp.run_forever().unwrap();
+    assert!(ran.get(), "the callback after the failing one ran");
+}
+
+// ANCHOR: threadsafe_close
+/// A `call_soon_threadsafe` that returned `Ok` runs, even when the loop closes before it
+/// could look at its queue; after the close, calls are refused.
+#[test]
+fn an_accepted_threadsafe_call_runs_even_if_the_loop_closes_first() {
+    let lp = vloop();
+    let handle = lp.handle();
+    let ran = Arc::new(AtomicBool::new(false));
+    let r = ran.clone();
+    let accepted = std::thread::spawn(move || {
+        let call = handle.call_soon_threadsafe(move |_| r.store(true, Ordering::SeqCst));
+        call.is_ok()
+    });
+    assert!(accepted.join().unwrap());
+    lp.close().unwrap();
+    assert!(ran.load(Ordering::SeqCst));
+    let refused = lp.handle().call_soon_threadsafe(|_| {});
+    assert!(matches!(refused, Err(Error::Closed)));
+}
+// ANCHOR_END: threadsafe_close
+
+#[test]
+fn closing_with_pending_tasks_reports_each_of_them() {
+    let lp = vloop();
+    let seen = collect_exceptions(&lp);
+    let l = lp.clone();
+    let sleeper = lp
+        .create_task(async move { sleep(&l, 10.0).await })
+        .unwrap();
+    lp.create_task(async {}).unwrap();
+    lp.run_once().unwrap();
+    lp.close().unwrap();
+    assert_eq!(
+        *seen.borrow(),
+        [format!(
+            "Task was destroyed but it is pending! <Task #{}>",
+            sleeper.id()
+        )]
+    );
+}
+
+/// On the virtual clock, a loop with nothing to do but a `LoopHandle` held by another
+/// thread waits for that thread, for real, instead of declaring it will never wake.
+#[test]
+fn a_virtual_loop_waits_for_a_thread_that_holds_its_handle() {
+    let lp = vloop();
+    let handle = lp.handle();
+    let worker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        handle.call_soon_threadsafe(|lp| lp.stop()).unwrap();
+    });
+    lp.run_forever().unwrap();
+    worker.join().unwrap();
+    // The handle is gone with its thread: nothing can wake the loop any more.
+    assert!(matches!(lp.run_forever(), Err(Error::NothingToWaitFor)));
+}
