@@ -64,12 +64,14 @@ fn stage4(program: fn(&stage4::Scheduler)) -> String {
     })
 }
 
-fn stage5(program: fn(&stage5::EventLoop) -> Result<(), stage5::Error>) -> String {
+fn stage5<F>(program: fn(stage5::EventLoop) -> F) -> String
+where
+    F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
+{
     stage1::transcript(false, |clock| {
-        // The loop reads the trace flag when it is created: create it inside the capture.
-        let lp = stage5::EventLoop::with_clock(clock);
-        program(&lp).expect("the program runs to completion");
-        lp.close().expect("the loop closes");
+        // asyncio.run(main()), as the example's `main` does; the loop is made inside the
+        // capture, as it reads the trace flag when it is created.
+        stage5::run(clock, |lp| program(lp.clone())).expect("the program runs to completion");
     })
 }
 

@@ -65,7 +65,7 @@ pub fn program(lp: &EventLoop) -> Result<(), Error> {
     lp.call_soon(|lp| print_now(lp, ""))?;
     lp.call_later(1.0, |lp| print_now(lp, ""))?;
     let nap = lp.create_task(sleep(lp, 5.0))?;
-    lp.run_until_complete(&nap)??;
+    lp.run_until_complete(&nap)?;
 
     say!("-- 2. a trampoline, stopped after 3 s");
     lp.call_soon(|lp| trampoline(lp, ""))?;

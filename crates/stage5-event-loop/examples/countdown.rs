@@ -2,9 +2,9 @@
 //!
 //! Seed 003's two loops once more, now written as asyncio writes them: `countdown(5)`
 //! prints `Down 5` … `Down 1`, sleeping 4 s between lines, and `countup(20)` prints `Up 0` …
-//! `Up 19`, sleeping 1 s. Each is an `async fn` with an ordinary loop in it; `create_task`
-//! wraps each in a task, `gather` waits for both, and `run_until_complete` runs the loop
-//! until `gather` is done.
+//! `Up 19`, sleeping 1 s. Each is an `async fn` with an ordinary loop in it; the program's
+//! `main` wraps each in a task and `gather`s them, and `run` (asyncio's `asyncio.run`)
+//! makes the loop, runs `main` to the end, and closes the loop.
 //!
 //! Run it:
 //!
@@ -47,23 +47,19 @@ async fn countup(lp: EventLoop, stop: u32) -> Result<(), Error> {
 // ANCHOR_END: countdown
 
 // ANCHOR: program
-/// The program: both as tasks, run until both are done.
-pub fn program(lp: &EventLoop) -> Result<(), Error> {
+/// asyncio's `async def main()`: both as tasks, until both are done.
+pub async fn program(lp: EventLoop) -> Result<(), Error> {
     let down = lp.create_task(countdown(lp.clone(), 5))?;
     let up = lp.create_task(countup(lp.clone(), 20))?;
-    for outcome in lp.run_until_complete(&gather(lp, [down, up]))? {
-        outcome?;
-    }
+    gather(&lp, [down, up]).await?;
     Ok(())
 }
 // ANCHOR_END: program
 
 fn main() {
     let clock = Options::parse("countdown(5) and countup(20) as tasks on the event loop").install();
-    let lp = EventLoop::with_clock(clock);
-    let outcome = program(&lp);
-    let _ = lp.close();
-    if let Err(error) = outcome {
+    // asyncio.run(main())
+    if let Err(error) = stage5::run(clock, |lp| program(lp.clone())) {
         stage1::cli::exit_with_error(error);
     }
 }

@@ -76,7 +76,11 @@ impl Drop for Closed {
     }
 }
 
-fn echo_handler(lp: EventLoop, sock: TcpStream, reply: Reply) -> impl Future<Output = ()> {
+fn echo_handler(
+    lp: EventLoop,
+    sock: TcpStream,
+    reply: Reply,
+) -> impl Future<Output = Result<(), Error>> {
     let closed = Closed; // moved into the future now: dropped even if it never runs
     async move {
         let _closed = closed;
@@ -85,6 +89,7 @@ fn echo_handler(lp: EventLoop, sock: TcpStream, reply: Reply) -> impl Future<Out
         {
             stage1::trace!("connection error: {error}");
         }
+        Ok(())
     }
 }
 // ANCHOR_END: handler

@@ -48,28 +48,24 @@ async fn consumer(q: Queue<Option<u32>>) -> Result<(), Error> {
 
 /// Start producer(q, `count`) and consumer(q) as tasks on one queue (the echo server runs
 /// them beside itself with `--with-producer N`).
-pub fn start(lp: &EventLoop, count: u32) -> Result<[Task<Result<(), Error>>; 2], Error> {
+pub fn start(lp: &EventLoop, count: u32) -> Result<[Task<()>; 2], Error> {
     let q = Queue::new(lp, 0);
     let p = lp.create_task(producer(lp.clone(), q.clone(), count))?;
     let c = lp.create_task(consumer(q))?;
     Ok([p, c])
 }
 
-/// The program: one queue, producer(q, 10) and consumer(q) as tasks.
-pub fn program(lp: &EventLoop) -> Result<(), Error> {
-    for outcome in lp.run_until_complete(&gather(lp, start(lp, 10)?))? {
-        outcome?;
-    }
+/// asyncio's `async def main()`: one queue, producer(q, 10) and consumer(q) as tasks.
+pub async fn program(lp: EventLoop) -> Result<(), Error> {
+    gather(&lp, start(&lp, 10)?).await?;
     Ok(())
 }
 
 fn main() {
     let clock =
         Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue").install();
-    let lp = EventLoop::with_clock(clock);
-    let outcome = program(&lp);
-    let _ = lp.close();
-    if let Err(error) = outcome {
+    // asyncio.run(main())
+    if let Err(error) = stage5::run(clock, |lp| program(lp.clone())) {
         stage1::cli::exit_with_error(error);
     }
 }

@@ -375,7 +375,7 @@ fn test_close() {
             ("call_soon", lp.call_soon(|_| {}).map(drop)),
             ("call_later", lp.call_later(1.0, |_| {}).map(drop)),
             ("call_at", lp.call_at(1.0, |_| {}).map(drop)),
-            ("create_task", lp.create_task(async {}).map(drop)),
+            ("create_task", lp.create_task(async { Ok(()) }).map(drop)),
         ];
         for (what, outcome) in outcomes {
             assert!(matches!(outcome, Err(Error::Closed)), "{what}");
@@ -414,9 +414,9 @@ fn test__run_once_logging() {
 fn sleeper(lp: &EventLoop, secs: u32) -> stage5::Task<u32> {
     let l = lp.clone();
     lp.create_task(async move {
-        sleep(&l, f64::from(secs)).await.unwrap();
+        sleep(&l, f64::from(secs)).await?;
         note(&l, format!("slept {secs}"));
-        secs
+        Ok(secs)
     })
     .unwrap()
 }
@@ -424,8 +424,8 @@ fn sleeper(lp: &EventLoop, secs: u32) -> stage5::Task<u32> {
 fn quiet_sleeper(lp: &EventLoop, secs: u32) -> stage5::Task<u32> {
     let l = lp.clone();
     lp.create_task(async move {
-        sleep(&l, f64::from(secs)).await.unwrap();
-        secs
+        sleep(&l, f64::from(secs)).await?;
+        Ok(secs)
     })
     .unwrap()
 }
@@ -449,8 +449,9 @@ fn test_sleep_zero() {
             lp.create_task(async move {
                 for i in 0..3 {
                     note(&l, format!("{name} {i}"));
-                    sleep(&l, 0.0).await.unwrap();
+                    sleep(&l, 0.0).await?;
                 }
+                Ok(())
             })
             .unwrap()
         });
@@ -473,6 +474,7 @@ fn test_queue_ping_pong() {
                     let reply = rp.get().await;
                     note(&l, format!("ping got {reply}"));
                 }
+                Ok(())
             })
             .unwrap();
         let l = lp.clone();
@@ -483,6 +485,7 @@ fn test_queue_ping_pong() {
                     note(&l, format!("pong got {i}"));
                     replies.put(i * 10).await;
                 }
+                Ok(())
             })
             .unwrap();
         lp.run_until_complete(&gather(lp, [ping, pong])).unwrap();
@@ -504,8 +507,9 @@ fn test_wait_for_timeout() {
                     format!("TimeoutError; slow cancelled: {}", py(slow.cancelled())),
                 );
                 let quick = quiet_sleeper(&l, 1);
-                let result = wait_for(&l, quick, 2.0).await.unwrap();
+                let result = wait_for(&l, quick, 2.0).await?;
                 note(&l, format!("quick: {result}"));
+                Ok(())
             })
             .unwrap();
         lp.run_until_complete(&main).unwrap();
@@ -520,8 +524,9 @@ fn test_task_cancel() {
         let task = lp
             .create_task(async move {
                 note(&l, "sleeping 10 s");
-                sleep(&l, 10.0).await.unwrap();
+                sleep(&l, 10.0).await?;
                 note(&l, "woke up");
+                Ok(())
             })
             .unwrap();
         let t = task.clone();

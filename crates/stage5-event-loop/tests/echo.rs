@@ -77,26 +77,23 @@ fn sock_connect_talks_to_the_echo_server() {
         let l = lp.clone();
         let task = lp
             .create_task(async move {
-                let exchange = async {
-                    let sock =
-                        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
-                    l.sock_connect(&sock, addr).await?;
-                    let stream = std::net::TcpStream::from(sock);
-                    l.sock_sendall(&stream, b"ping").await?;
-                    let mut reply = Vec::new();
-                    while reply.len() < 8 {
-                        let data = l.sock_recv(&stream, 100).await?;
-                        if data.is_empty() {
-                            break;
-                        }
-                        reply.extend(data);
+                let sock =
+                    socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+                l.sock_connect(&sock, addr).await?;
+                let stream = std::net::TcpStream::from(sock);
+                l.sock_sendall(&stream, b"ping").await?;
+                let mut reply = Vec::new();
+                while reply.len() < 8 {
+                    let data = l.sock_recv(&stream, 100).await?;
+                    if data.is_empty() {
+                        break;
                     }
-                    Ok::<_, std::io::Error>(reply)
-                };
-                exchange.await.map_err(|e| e.to_string())
+                    reply.extend(data);
+                }
+                Ok(reply)
             })
             .unwrap();
-        let reply = lp.run_until_complete(&task).unwrap().unwrap();
+        let reply = lp.run_until_complete(&task).unwrap();
         assert_eq!(reply, b"Got:ping");
         lp.close().unwrap();
         1
@@ -116,7 +113,7 @@ fn sock_connect_reports_a_refused_connection() {
         .create_task(async move {
             let sock =
                 socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-            l.sock_connect(&sock, addr).await.map_err(|e| e.kind())
+            Ok(l.sock_connect(&sock, addr).await.map_err(|e| e.kind()))
         })
         .unwrap();
     let outcome = lp.run_until_complete(&task).unwrap();

@@ -76,6 +76,7 @@ fn out_of_descriptors() {
                         break;
                     }
                 }
+                Ok(())
             })
             .unwrap();
         })

@@ -27,6 +27,16 @@ fn run(trace: bool, program: fn(&EventLoop) -> Result<(), Error>) -> String {
     })
 }
 
+/// Run an asyncio-style `main` with `stage5::run`, as the example's `main` does.
+fn run_main<F>(trace: bool, main: fn(EventLoop) -> F) -> String
+where
+    F: std::future::Future<Output = Result<(), Error>> + 'static,
+{
+    transcript(trace, |clock| {
+        stage5::run(clock, |lp| main(lp.clone())).expect("the program runs to completion");
+    })
+}
+
 /// Stage 1's output for the same program, for the line-for-line comparison.
 fn stage1_run(program: fn(&stage1::Scheduler)) -> String {
     transcript(false, |clock| {
@@ -45,7 +55,7 @@ mod stage1_producer_consumer;
 
 #[test]
 fn countdown_virtual_time() {
-    let text = run(false, countdown::program);
+    let text = run_main(false, countdown::program);
     assert_eq!(text.lines().count(), 25);
     assert_eq!(
         text,
@@ -57,12 +67,12 @@ fn countdown_virtual_time() {
 
 #[test]
 fn countdown_trace() {
-    insta::assert_snapshot!(run(true, countdown::program));
+    insta::assert_snapshot!(run_main(true, countdown::program));
 }
 
 #[test]
 fn producer_consumer_virtual_time() {
-    let text = run(false, producer_consumer::program);
+    let text = run_main(false, producer_consumer::program);
     assert_eq!(
         text,
         stage1_run(stage1_producer_consumer::program),
@@ -73,7 +83,7 @@ fn producer_consumer_virtual_time() {
 
 #[test]
 fn producer_consumer_trace() {
-    insta::assert_snapshot!(run(true, producer_consumer::program));
+    insta::assert_snapshot!(run_main(true, producer_consumer::program));
 }
 
 #[test]

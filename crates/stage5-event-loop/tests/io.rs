@@ -172,7 +172,7 @@ fn an_echo_on_one_connection_registers_once_and_re_arms_at_most_once_a_message()
             loop {
                 let data = l.sock_recv(&sock, 1024).await.unwrap();
                 if data.is_empty() {
-                    return messages;
+                    return Ok(messages);
                 }
                 messages += 1;
                 l.sock_sendall(&sock, &data).await.unwrap();
@@ -210,7 +210,7 @@ fn a_task_dropped_while_waiting_leaves_no_registration() {
     let l = lp.clone();
     let fd = a.as_raw_fd();
     let task = lp
-        .create_task(async move { l.sock_recv(&a, 10).await.map(|d| d.len()).ok() })
+        .create_task(async move { Ok(l.sock_recv(&a, 10).await?.len()) })
         .unwrap();
     lp.run_once().unwrap();
     assert!(lp.has_reader(fd), "the task waits to read");
@@ -329,7 +329,7 @@ fn a_task_woken_from_another_thread_wakes_a_blocked_loop() {
     let task = lp
         .create_task(std::future::poll_fn(move |cx| {
             if f.load(Ordering::Acquire) {
-                return std::task::Poll::Ready(7);
+                return std::task::Poll::Ready(Ok(7));
             }
             tx.send(cx.waker().clone()).unwrap();
             std::task::Poll::Pending

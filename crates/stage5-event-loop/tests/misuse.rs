@@ -45,13 +45,13 @@ fn sock_recv_on_a_reused_descriptor_number_completes() {
                 drop(a); // closed: the kernel forgets the registration at once
                 let (b, b_peer) = UnixStream::pair().unwrap();
                 if b.as_raw_fd() != fd {
-                    return None; // another test's thread took the number: try again
+                    return Ok(None); // another test's thread took the number: try again
                 }
                 b.set_nonblocking(true).unwrap();
                 l.call_later(1.0, move |_| (&b_peer).write_all_now(b"2"))
                     .unwrap();
                 let second = l.sock_recv(&b, 10).await.unwrap();
-                Some((first, second))
+                Ok(Some((first, second)))
             })
             .unwrap();
         // If the second read never completes, stop at 5 s rather than hang.
@@ -136,7 +136,7 @@ fn closing_with_pending_tasks_reports_each_of_them() {
     let sleeper = lp
         .create_task(async move { sleep(&l, 10.0).await })
         .unwrap();
-    lp.create_task(async {}).unwrap();
+    lp.create_task(async { Ok(()) }).unwrap();
     lp.run_once().unwrap();
     lp.close().unwrap();
     assert_eq!(

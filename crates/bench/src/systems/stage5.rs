@@ -134,6 +134,7 @@ fn w4(p: &Params) -> Sample {
                     let item = consumer_queue.get().await;
                     consumer_sum.set(consumer_sum.get() + item);
                 }
+                Ok(())
             })
             .expect("an open loop");
         lp.create_task(async move {
@@ -142,6 +143,7 @@ fn w4(p: &Params) -> Sample {
                     .put_nowait(i)
                     .expect("an unbounded queue is never full");
             }
+            Ok(())
         })
         .expect("an open loop");
         lp.run_until_complete(&consumer)

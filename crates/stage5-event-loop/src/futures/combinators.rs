@@ -176,8 +176,8 @@ mod tests {
     fn sleeper(lp: &EventLoop, secs: f64) -> crate::Task<f64> {
         let l = lp.clone();
         lp.create_task(async move {
-            sleep(&l, secs).await.unwrap();
-            secs
+            sleep(&l, secs).await?;
+            Ok(secs)
         })
         .unwrap()
     }
@@ -225,7 +225,7 @@ mod tests {
             .create_task(async move { wait_for(&l, s, 2.0).await })
             .unwrap();
         assert!(matches!(
-            lp.run_until_complete(&outcome).unwrap(),
+            lp.run_until_complete(&outcome),
             Err(Error::Timeout)
         ));
         assert!(slow.cancelled());
@@ -236,7 +236,7 @@ mod tests {
         let fine = lp
             .create_task(async move { wait_for(&l, quick, 2.0).await })
             .unwrap();
-        assert_eq!(lp.run_until_complete(&fine).unwrap().unwrap(), 1.0);
+        assert_eq!(lp.run_until_complete(&fine).unwrap(), 1.0);
         assert_eq!(lp.time(), 3.0);
     }
 
@@ -269,7 +269,7 @@ mod tests {
         let p = pending.clone();
         let t = lp
             .create_task(
-                async move { (wait_for(&l, done, 0.0).await, wait_for(&l, p, -1.0).await) },
+                async move { Ok((wait_for(&l, done, 0.0).await, wait_for(&l, p, -1.0).await)) },
             )
             .unwrap();
         let (a, b) = lp.run_until_complete(&t).unwrap();

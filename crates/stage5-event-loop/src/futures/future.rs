@@ -318,16 +318,23 @@ impl<T> Drop for FutureInner<T> {
     }
 }
 
-impl<T> fmt::Display for Future<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.inner.state.borrow();
-        let what = match &state.outcome {
+impl<T> Future<T> {
+    /// The state as a word: `pending`, `cancelled`, `finished`, or `finished with an
+    /// exception`.
+    pub fn state_name(&self) -> &'static str {
+        match &self.inner.state.borrow().outcome {
             Outcome::Pending => "pending",
             Outcome::Cancelled => "cancelled",
             Outcome::Finished(Ok(_)) => "finished",
             Outcome::Finished(Err(_)) => "finished with an exception",
-        };
-        write!(f, "<{} {what}>", state.label)
+        }
+    }
+}
+
+impl<T> fmt::Display for Future<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = self.inner.state.borrow().label;
+        write!(f, "<{label} {}>", self.state_name())
     }
 }
 

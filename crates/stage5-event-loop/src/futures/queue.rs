@@ -264,16 +264,18 @@ mod tests {
                     q1.put(n).await;
                     l1.borrow_mut().push(format!("{:.0} put {n}", lp1.time()));
                 }
+                Ok(())
             })
             .unwrap();
         let (q2, l2, lp2) = (q.clone(), log.clone(), lp.clone());
         let consumer = lp
             .create_task(async move {
                 for _ in 0..3 {
-                    sleep(&lp2, 1.0).await.unwrap();
+                    sleep(&lp2, 1.0).await?;
                     let n = q2.get().await;
                     l2.borrow_mut().push(format!("{:.0} got {n}", lp2.time()));
                 }
+                Ok(())
             })
             .unwrap();
         lp.run_until_complete(&producer).unwrap();
@@ -291,8 +293,8 @@ mod tests {
         let lp = vloop();
         let q: Queue<u32> = Queue::new(&lp, 0);
         let (qa, qb) = (q.clone(), q.clone());
-        let a = lp.create_task(async move { qa.get().await }).unwrap();
-        let b = lp.create_task(async move { qb.get().await }).unwrap();
+        let a = lp.create_task(async move { Ok(qa.get().await) }).unwrap();
+        let b = lp.create_task(async move { Ok(qb.get().await) }).unwrap();
         lp.run_once().unwrap(); // both wait
         q.put_nowait(7).unwrap(); // wakes a
         a.cancel(); // ... but a is cancelled before it takes the item

@@ -49,11 +49,11 @@ impl EventLoop {
 /// asyncio's `asyncio.run(main)`: a new loop on `clock`; `main(&loop)` as a task, run to
 /// completion; then the tasks still pending are cancelled and run until they end (those
 /// that fail are reported), and the loop is closed, leaving no descriptor open. Returns
-/// `main`'s output, or the error that stopped it.
-pub fn run<F>(clock: Rc<dyn Clock>, main: impl FnOnce(&EventLoop) -> F) -> Result<F::Output, Error>
+/// what `main` returned, or its error.
+pub fn run<F, T>(clock: Rc<dyn Clock>, main: impl FnOnce(&EventLoop) -> F) -> Result<T, Error>
 where
-    F: std::future::Future + 'static,
-    F::Output: Clone + 'static,
+    F: std::future::Future<Output = Result<T, Error>> + 'static,
+    T: Clone + 'static,
 {
     let lp = EventLoop::try_with_clock(clock)?;
     let task = lp.create_task(main(&lp));

@@ -109,8 +109,8 @@ mod tests {
         let l = lp.clone();
         let task = lp
             .create_task(async move {
-                sleep(&l, 2.5).await.unwrap();
-                l.time()
+                sleep(&l, 2.5).await?;
+                Ok(l.time())
             })
             .unwrap();
         assert_eq!(lp.run_until_complete(&task).unwrap(), 2.5);
@@ -138,7 +138,6 @@ mod tests {
         let task = lp
             .create_task(async move { sleep(&l, f64::NAN).await })
             .unwrap();
-        let output = lp.run_until_complete(&task).unwrap();
-        assert!(matches!(output, Err(Error::NanTime)));
+        assert!(matches!(lp.run_until_complete(&task), Err(Error::NanTime)));
     }
 }

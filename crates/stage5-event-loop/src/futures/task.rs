@@ -95,14 +95,14 @@ impl<T> fmt::Debug for Task<T> {
 }
 
 // ANCHOR: core
-struct TaskCore<F: std::future::Future> {
+struct TaskCore<F, T> {
     id: u64,
     key: Cell<TaskKey>,           // where the registry keeps it
     scheduled: Cell<bool>,        // a step is in the ready queue
     cancel_requested: Cell<bool>, // `cancel()` was called: the next step ends the task
     waker: OnceCell<Waker>,
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
-    result: Future<F::Output>,
+    result: Future<T>,
     lp: WeakLoop,
 }
 // ANCHOR_END: core
@@ -110,11 +110,13 @@ struct TaskCore<F: std::future::Future> {
 impl EventLoop {
     // ANCHOR: create_task
     /// Wrap `future` in a task and schedule its first step with `call_soon` (seed 001: the
-    /// task drives itself).
-    pub fn create_task<F>(&self, future: F) -> Result<Task<F::Output>, Error>
+    /// task drives itself). The future returns what a coroutine returns or raises: `Ok` is
+    /// the task's result, `Err` its exception, and `Err(Cancelled)` (what `?` passes on
+    /// from a cancelled future) ends the task cancelled.
+    pub fn create_task<F, T>(&self, future: F) -> Result<Task<T>, Error>
     where
-        F: std::future::Future + 'static,
-        F::Output: 'static,
+        F: std::future::Future<Output = Result<T, Error>> + 'static,
+        T: 'static,
     {
         self.check_closed()?;
         let result = self.create_future();
@@ -153,17 +155,58 @@ impl EventLoop {
     }
 }
 
-impl<F: std::future::Future + 'static> TaskCore<F> {
+impl<F, T> TaskCore<F, T>
+where
+    F: std::future::Future<Output = Result<T, Error>> + 'static,
+    T: 'static,
+{
     /// The task is over: take it out of the registry (its waker now wakes nothing).
     fn forget(&self, lp: &EventLoop) {
         let removed = lp.tasks().borrow_mut().remove(self.key.get());
         drop(removed); // outside the borrow: dropping the task may look at the loop
     }
+
+    // ANCHOR: finish
+    /// The coroutine is over (`outcome` is `Err` if it panicked): its outcome becomes the
+    /// task's, as asyncio's `__step` decides it.
+    fn finish(&self, lp: &EventLoop, outcome: Result<Result<T, Error>, Error>) {
+        self.forget(lp);
+        let ended = match outcome {
+            // It returned, but a cancel came first (it cancelled itself): cancelled.
+            Ok(Ok(_)) if self.cancel_requested.get() => self.end_cancelled(lp),
+            Ok(Ok(value)) => {
+                loop_trace!(lp, "<Task #{}> done", self.id);
+                self.result.set_result(value).is_ok()
+            }
+            // A `CancelledError` escaped the coroutine (`?` on a cancelled future).
+            Ok(Err(Error::Cancelled)) => self.end_cancelled(lp),
+            // An exception, or a panic: the task's exception.
+            Ok(Err(error)) | Err(error) => {
+                loop_trace!(lp, "<Task #{}> failed: {error}", self.id);
+                self.result.set_exception(error).is_ok()
+            }
+        };
+        debug_assert!(
+            ended,
+            "the task's own future is pending until its coroutine ends"
+        );
+    }
+
+    /// End the task cancelled; true if it was pending.
+    fn end_cancelled(&self, lp: &EventLoop) -> bool {
+        loop_trace!(lp, "<Task #{}> cancelled", self.id);
+        self.result.cancel_now()
+    }
+    // ANCHOR_END: finish
 }
 
-impl<F: std::future::Future + 'static> Step<EventLoop> for TaskCore<F> {
+impl<F, T> Step<EventLoop> for TaskCore<F, T>
+where
+    F: std::future::Future<Output = Result<T, Error>> + 'static,
+    T: 'static,
+{
     // ANCHOR: step
-    /// One step: poll the future once. Ready: the task's future gets the output. Pending:
+    /// One step: poll the future once. Ready: the task ends (`finish`). Pending:
     /// whatever the future waits for holds the waker and will schedule the next step. A
     /// requested cancel drops the future instead (its destructors run: a `sleep` cancels
     /// its timer) and marks the task cancelled. A panic becomes the task's exception.
@@ -186,18 +229,11 @@ impl<F: std::future::Future + 'static> Step<EventLoop> for TaskCore<F> {
             Ok(Poll::Pending) => self.future.set(Some(future)),
             Ok(Poll::Ready(output)) => {
                 drop(future);
-                self.forget(lp);
-                loop_trace!(lp, "<Task #{}> done", self.id);
-                // The result future is the task's own and pending until now: it cannot
-                // refuse.
-                let _ = self.result.set_result(output);
+                self.finish(lp, Ok(output));
             }
-            Err(error) => {
+            Err(panic) => {
                 drop(future);
-                self.forget(lp);
-                loop_trace!(lp, "<Task #{}> failed: {error}", self.id);
-                // As above: the task's own pending future.
-                let _ = self.result.set_exception(error);
+                self.finish(lp, Err(panic));
             }
         }
     }
@@ -248,7 +284,7 @@ mod tests {
     #[test]
     fn a_task_runs_on_call_soon_and_its_result_is_a_future() {
         let lp = vloop();
-        let task = lp.create_task(async { 6 * 7 }).unwrap();
+        let task = lp.create_task(async { Ok(6 * 7) }).unwrap();
         assert_eq!(
             lp.ready_len(),
             1,
@@ -275,7 +311,7 @@ mod tests {
                     cx.waker().clone().wake();
                     Poll::Pending
                 } else {
-                    Poll::Ready(())
+                    Poll::Ready(Ok(()))
                 }
             }))
             .unwrap();
@@ -295,7 +331,7 @@ mod tests {
         let task = lp
             .create_task(poll_fn(move |cx| {
                 if d.get() {
-                    return Poll::Ready(());
+                    return Poll::Ready(Ok(()));
                 }
                 *w.borrow_mut() = Some(cx.waker().clone());
                 Poll::Pending
@@ -324,9 +360,10 @@ mod tests {
                 if std::hint::black_box(true) {
                     panic!("task boom");
                 }
+                Ok(())
             })
             .unwrap();
-        let good = lp.create_task(async { "fine" }).unwrap();
+        let good = lp.create_task(async { Ok("fine") }).unwrap();
         let err = lp.run_until_complete(&bad).unwrap_err();
         assert_eq!(err.to_string(), "panicked: task boom");
         assert_eq!(lp.run_until_complete(&good).unwrap(), "fine");
