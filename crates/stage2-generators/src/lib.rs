@@ -8,15 +8,15 @@
 //! | module | concept | seed |
 //! | --- | --- | --- |
 //! | [`generator`] | `Generator`, `Countdown`, `Countup`, round-robin `Scheduler` | 4.1.1 |
-//! | [`switch`] | `switch()`: `Pending` exactly once | 4.1.2 `Awaitable` |
+//! | [`mod@switch`] | `switch()`: `Pending` exactly once | 4.1.2 `Awaitable` |
 //! | [`scheduler`] | `Scheduler`: ready queue, sleeping heap, `current` | 4.1.2, 4.1.3 |
 //! | [`runtime`] | how a task finds its scheduler; `sleep` | 4.1.3 `sched.sleep` |
 //! | [`queue`] | awaitable `AsyncQueue` (all waiters woken on close) | 4.2 |
 //! | [`io`] | `accept`/`recv`/`send` by polling | 6, without `select` |
 //!
-//! What it reuses from stage 1: the [`Clock`](stage1::Clock), the
+//! What it reuses from stage 1: the [`Clock`], the
 //! [`TimerHeap`](stage1::TimerHeap) (now holding tasks), [`QueueClosed`], and the output
-//! contract (`say!`, `trace!`, [`Options`](stage1::Options)). What it adds for stage 3: the
+//! contract (`say!`, `trace!`, [`Options`]). What it adds for stage 3: the
 //! [`Runtime`] trait, through which `sleep` and the queue talk to any scheduler.
 
 pub mod generator;
