@@ -1,8 +1,9 @@
 //! # Stage 2: the generator scheduler
 //!
-//! Book chapter 2. Retraces seed 003, section 4: tasks that pause themselves instead of
-//! chains of callbacks. First generators by hand (section 4.1.1), then the same machines
-//! written by the compiler with `async`/`await` and a `switch()` that pauses once (4.1.2), a
+//! Book chapter 2, [Generators](../../../docs/book/ch02-generators.html).
+//! Retraces seed 003, section 4: tasks that pause themselves instead of chains of
+//! callbacks. First generators by hand (section 4.1.1), then the same machines written by
+//! the compiler with `async`/`await` and a `switch()` that pauses once (4.1.2), a
 //! non-blocking `sleep` on stage 1's heap (4.1.3), and an awaitable queue (4.2).
 //!
 //! | module | concept | seed |

@@ -1,10 +1,10 @@
 //! # Stage 4: select-based I/O
 //!
-//! Book chapter 4. Retraces seed 003, section 6: instead of polling sockets, the scheduler
-//! asks the operating system which sockets are ready, and sleeps in that call until one is
-//! or the next timer is due. Tasks wait with `read_wait`/`write_wait`; `accept`, `recv`,
-//! `send` and `sendall` are built on them; the echo server finally serves many clients at
-//! no cost while idle.
+//! Book chapter 4, [Select](../../../docs/book/ch04-select.html). Retraces seed 003,
+//! section 6: instead of polling sockets, the scheduler asks the operating system which
+//! sockets are ready, and sleeps in that call until one is or the next timer is due. Tasks
+//! wait with `read_wait`/`write_wait`; `accept`, `recv`, `send` and `sendall` are built on
+//! them; the echo server finally serves many clients at no cost while idle.
 //!
 //! | module | concept | seed |
 //! | --- | --- | --- |
