@@ -47,6 +47,7 @@ impl Sample {
     /// The JSON line `bench-SYSTEM` prints for this sample.
     pub fn json(&self, system: &str, workload: &str, how: &str, runs: u64) -> String {
         let mut line = String::new();
+        // Writing to a String cannot fail.
         let _ = write!(
             line,
             "{{\"system\":\"{}\",\"workload\":\"{}\",\"how\":\"{}\",\"runs\":{runs},\"n\":{},\
