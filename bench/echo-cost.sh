@@ -12,6 +12,11 @@
 # about (IDLE_SECS + 2 * LAT_SECS + 3) seconds per stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "$(uname -s)" != Linux ]; then
+    # Stop with one clear sentence rather than a missing-file error halfway through a run.
+    echo "bench/echo-cost.sh reads the server's CPU time and wake-ups from Linux's /proc: it runs on Linux only" >&2
+    exit 1
+fi
 
 IDLE_SECS=${IDLE_SECS:-5}
 LAT_SECS=${LAT_SECS:-3}

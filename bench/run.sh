@@ -25,6 +25,11 @@
 # by its PID. Only 127.0.0.1 is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "$(uname -s)" != Linux ]; then
+    # Stop with one clear sentence rather than a missing-file error halfway through a run.
+    echo "bench/run.sh reads servers' CPU time, memory and child PIDs from Linux's /proc: it runs on Linux only" >&2
+    exit 1
+fi
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in bench/python
 started_at=$(date +%s)
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)

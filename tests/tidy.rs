@@ -3,6 +3,7 @@
 //! - every `.rs` file under `crates/` opens with a `//!` module doc;
 //! - every stage crate's lib doc names its book chapter and its seed section;
 //! - every stage ships the three examples every learner can run in any stage;
+//! - every crate's lib doc links its chapter of the built book, and the chapter exists;
 //! - every `{{#include path:anchor}}` in `docs/` names a file that exists and an anchor
 //!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it.
 
@@ -178,5 +179,79 @@ fn include_parsing() {
             ("y.rs".to_owned(), None),
             ("z.rs".to_owned(), None),
         ]
+    );
+}
+
+/// Where a crate's API docs find the book. rustdoc writes a crate's page to
+/// `target/doc/CRATE/index.html`, and the book is built to `docs/book/`; the published
+/// site keeps the same layout, so one relative link works there and in a local checkout.
+const BOOK_FROM_API: &str = "../../../docs/book/";
+
+/// Crates whose lib doc does not link a chapter yet (each must exist and have no link).
+const NOT_YET_LINKED: &[&str] = &["stage5-event-loop"];
+
+/// The chapters (`NAME` of `docs/src/NAME.md`) that a lib doc links through
+/// [`BOOK_FROM_API`].
+fn chapter_links(doc: &str) -> Vec<String> {
+    doc.split(&format!("]({BOOK_FROM_API}"))
+        .skip(1)
+        .map(|rest| {
+            let target = rest.split(')').next().unwrap_or_default();
+            target.strip_suffix(".html").unwrap_or(target).to_owned()
+        })
+        .collect()
+}
+
+/// The leading `//!` lines of a file.
+fn module_doc(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_crate_doc_links_its_chapter_and_the_chapter_exists() {
+    let mut libs = vec![("async-from-scratch".to_owned(), root().join("src/lib.rs"))];
+    for entry in fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let lib = entry.path().join("src/lib.rs");
+        if lib.is_file() {
+            libs.push((entry.file_name().to_string_lossy().into_owned(), lib));
+        }
+    }
+    assert!(libs.len() > 5, "found only {libs:?}");
+    let mut problems = Vec::new();
+    for (name, lib) in &libs {
+        let links = chapter_links(&module_doc(lib));
+        let exempt = NOT_YET_LINKED.contains(&name.as_str());
+        match (links.is_empty(), exempt) {
+            (true, false) => problems.push(format!("{name}: its lib doc links no chapter")),
+            (false, true) => problems.push(format!("{name}: links a chapter now; unlist it")),
+            _ => {}
+        }
+        for chapter in links {
+            if !root().join(format!("docs/src/{chapter}.md")).is_file() {
+                problems.push(format!("{name}: no chapter docs/src/{chapter}.md"));
+            }
+        }
+    }
+    for name in NOT_YET_LINKED {
+        assert!(
+            libs.iter().any(|(n, _)| n == name),
+            "{name} is listed but no such crate"
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn chapter_link_parsing() {
+    assert_eq!(
+        chapter_links(
+            "[a](../../../docs/book/ch01-x.html) [b](other.html) [c](../../../docs/book/y.html)"
+        ),
+        ["ch01-x", "y"]
     );
 }

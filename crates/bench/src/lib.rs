@@ -1,10 +1,10 @@
-//! # The benchmark harness (issue 8)
+//! # The benchmark harness
 //!
 //! Not a stage: this crate measures the stages against each other, against tokio's
 //! `current_thread` runtime and against a *floor*, the simplest hand-written Rust that does
 //! the same work. CPython's asyncio and uvloop run the same workloads from the Python
-//! scripts in `bench/python/`, and `bench/run.sh` runs everything and writes
-//! `docs/src/benchmarks.md`.
+//! scripts in `bench/python/`, and `bench/run.sh` runs everything and writes the book's
+//! [Benchmarks](../../../docs/book/benchmarks.html) page (`docs/src/benchmarks.md`).
 //!
 //! | module | what |
 //! | --- | --- |

@@ -6,6 +6,9 @@
 //! stage's test reads as what it checks rather than as socket plumbing. The `loadgen`
 //! binary drives a server for the benchmarks, and [`procstat`] is how it reads the
 //! server's CPU time and memory.
+//!
+//! The book's [Benchmarks](../../../docs/book/benchmarks.html) page says how W5 and W6 use
+//! it; chapters 1 and 4 use it to measure what an idle echo server costs.
 
 pub mod client;
 pub mod procstat;

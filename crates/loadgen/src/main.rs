@@ -7,11 +7,11 @@
 //! With `--hold S` it instead opens the connections and keeps them idle for S seconds (to
 //! measure a server's memory per idle connection). Either way it prints one JSON line.
 //!
-//! With `--server-pid PID` it also reads the server's own figures from `/proc`: in echo
-//! mode, the CPU time the server used during the measured window (so the warm-up is left
-//! out exactly) and that time per echoed message; with `--hold`, the server's resident
-//! memory before the connections and once it has accepted them all, reporting as soon as it
-//! has (at most S seconds) instead of holding for the whole S.
+//! With `--server-pid PID` it also reads the server's own figures from `/proc` (so only on
+//! Linux): in echo mode, the CPU time the server used during the measured window (so the
+//! warm-up is left out exactly) and that time per echoed message; with `--hold`, the
+//! server's resident memory before the connections and once it has accepted them all,
+//! reporting as soon as it has (at most S seconds) instead of holding for the whole S.
 //!
 //! One thread drives every connection through a `mio::Poll`, so a thousand connections do
 //! not need a thousand threads, and the client's own overhead stays small beside the
@@ -40,7 +40,8 @@ Options:
       --hold S         open the connections, hold them idle for S seconds, report, exit
       --server-pid PID also report that process's CPU time in the measured window (echo
                        mode), or its memory before and while holding (--hold; then it
-                       reports once the server has accepted every connection, within S)
+                       reports once the server has accepted every connection, within S);
+                       Linux only (it reads /proc)
   -h, --help           print this help";
 
 #[derive(Debug, Clone)]

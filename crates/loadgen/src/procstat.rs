@@ -5,13 +5,30 @@
 //! CPU time comes from `/proc/PID/task/*/schedstat`, the scheduler's own accounting in
 //! nanoseconds, summed over every thread of the process. `/proc/PID/stat` would give the
 //! same in clock ticks (10 ms here), too coarse for a window of a few seconds.
+//!
+//! Other systems have no `/proc` of this shape: there every function here returns an
+//! `Unsupported` error that says so, rather than a bare "No such file or directory".
 
 use std::fs;
 use std::io;
 
+/// On systems other than Linux, the error every function returns before touching `/proc`.
+fn linux_only() -> io::Result<()> {
+    if cfg!(target_os = "linux") {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "loadgen reads a server's CPU time and memory (--server-pid) from Linux's /proc: \
+             only on Linux",
+        ))
+    }
+}
+
 /// The CPU time (user + system) every thread of process `pid` has used so far, in
 /// nanoseconds.
 pub fn cpu_ns(pid: u32) -> io::Result<u64> {
+    linux_only()?;
     let mut total = 0;
     for entry in fs::read_dir(format!("/proc/{pid}/task"))? {
         let path = entry?.path().join("schedstat");
@@ -26,6 +43,7 @@ pub fn cpu_ns(pid: u32) -> io::Result<u64> {
 
 /// The resident memory of process `pid` (`VmRSS` in `/proc/PID/status`), in KiB.
 pub fn rss_kib(pid: u32) -> io::Result<u64> {
+    linux_only()?;
     let status = fs::read_to_string(format!("/proc/{pid}/status"))?;
     let line = status
         .lines()
@@ -36,6 +54,7 @@ pub fn rss_kib(pid: u32) -> io::Result<u64> {
 
 /// How many file descriptors process `pid` has open.
 pub fn open_fds(pid: u32) -> io::Result<usize> {
+    linux_only()?;
     Ok(fs::read_dir(format!("/proc/{pid}/fd"))?.count())
 }
 
@@ -51,6 +70,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn reads_this_process() {
         let me = std::process::id();
         let spin = std::time::Instant::now();
@@ -58,6 +78,14 @@ mod tests {
         assert!(cpu_ns(me).unwrap() > 0);
         assert!(rss_kib(me).unwrap() > 0);
         assert!(open_fds(me).unwrap() >= 3);
+    }
+
+    #[test]
+    #[cfg(not(target_os = "linux"))]
+    fn elsewhere_says_it_needs_linux() {
+        let error = open_fds(std::process::id()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::Unsupported);
+        assert!(error.to_string().contains("only on Linux"), "{error}");
     }
 
     #[test]

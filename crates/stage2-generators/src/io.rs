@@ -3,7 +3,7 @@
 //!
 //! The seed's `recv`, `send` and `accept` wait for the socket with `select`, which comes in
 //! stage 4. Until then a coroutine can *try*: make the socket non-blocking, attempt the
-//! operation, and on `WouldBlock` [`sleep`](crate::sleep) for [`POLL`] and try again. To
+//! operation, and on `WouldBlock` [`sleep`] for [`POLL`] and try again. To
 //! the caller it already looks like the real thing, `let n = recv(&mut s, &mut buf).await?`;
 //! only the cost differs: every waiting socket costs a wake-up every 10 ms, and every reply
 //! waits for the next attempt. Stage 4 keeps these names and replaces the polling with

@@ -1,22 +1,23 @@
 //! # Stage 2: the generator scheduler
 //!
-//! Book chapter 2. Retraces seed 003, section 4: tasks that pause themselves instead of
-//! chains of callbacks. First generators by hand (section 4.1.1), then the same machines
-//! written by the compiler with `async`/`await` and a `switch()` that pauses once (4.1.2), a
+//! Book chapter 2, [Generators](../../../docs/book/ch02-generators.html).
+//! Retraces seed 003, section 4: tasks that pause themselves instead of chains of
+//! callbacks. First generators by hand (section 4.1.1), then the same machines written by
+//! the compiler with `async`/`await` and a `switch()` that pauses once (4.1.2), a
 //! non-blocking `sleep` on stage 1's heap (4.1.3), and an awaitable queue (4.2).
 //!
 //! | module | concept | seed |
 //! | --- | --- | --- |
 //! | [`generator`] | `Generator`, `Countdown`, `Countup`, round-robin `Scheduler` | 4.1.1 |
-//! | [`switch`] | `switch()`: `Pending` exactly once | 4.1.2 `Awaitable` |
+//! | [`mod@switch`] | `switch()`: `Pending` exactly once | 4.1.2 `Awaitable` |
 //! | [`scheduler`] | `Scheduler`: ready queue, sleeping heap, `current` | 4.1.2, 4.1.3 |
 //! | [`runtime`] | how a task finds its scheduler; `sleep` | 4.1.3 `sched.sleep` |
 //! | [`queue`] | awaitable `AsyncQueue` (all waiters woken on close) | 4.2 |
 //! | [`io`] | `accept`/`recv`/`send` by polling | 6, without `select` |
 //!
-//! What it reuses from stage 1: the [`Clock`](stage1::Clock), the
+//! What it reuses from stage 1: the [`Clock`], the
 //! [`TimerHeap`](stage1::TimerHeap) (now holding tasks), [`QueueClosed`], and the output
-//! contract (`say!`, `trace!`, [`Options`](stage1::Options)). What it adds for stage 3: the
+//! contract (`say!`, `trace!`, [`Options`]). What it adds for stage 3: the
 //! [`Runtime`] trait, through which `sleep` and the queue talk to any scheduler.
 
 pub mod generator;

@@ -90,7 +90,7 @@ fn running() -> Rc<dyn Runtime> {
 
 /// Take the running task out of its scheduler's `current` slot; see
 /// [`Runtime::suspend_current`]. The caller stores the result where whoever will wake the
-/// task can find it, then awaits [`switch`](crate::switch).
+/// task can find it, then awaits [`switch()`](crate::switch()).
 pub fn suspend() -> Suspended {
     running().suspend_current()
 }

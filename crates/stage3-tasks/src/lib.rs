@@ -1,8 +1,9 @@
 //! # Stage 3: the task-wrapping hybrid
 //!
-//! Book chapter 3. Retraces seed 003, section 5: asyncio's real design, where a `Task`
-//! wraps a coroutine so that the *callback* scheduler of stage 1 runs it like any other
-//! callback. Plain callbacks and tasks share one ready queue and one timer heap.
+//! Book chapter 3, [Tasks](../../../docs/book/ch03-tasks.html). Retraces seed 003, section
+//! 5: asyncio's real design, where a `Task` wraps a coroutine so that the *callback*
+//! scheduler of stage 1 runs it like any other callback. Plain callbacks and tasks share
+//! one ready queue and one timer heap.
 //!
 //! | module | concept | seed |
 //! | --- | --- | --- |

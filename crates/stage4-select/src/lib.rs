@@ -1,10 +1,10 @@
 //! # Stage 4: select-based I/O
 //!
-//! Book chapter 4. Retraces seed 003, section 6: instead of polling sockets, the scheduler
-//! asks the operating system which sockets are ready, and sleeps in that call until one is
-//! or the next timer is due. Tasks wait with `read_wait`/`write_wait`; `accept`, `recv`,
-//! `send` and `sendall` are built on them; the echo server finally serves many clients at
-//! no cost while idle.
+//! Book chapter 4, [Select](../../../docs/book/ch04-select.html). Retraces seed 003,
+//! section 6: instead of polling sockets, the scheduler asks the operating system which
+//! sockets are ready, and sleeps in that call until one is or the next timer is due. Tasks
+//! wait with `read_wait`/`write_wait`; `accept`, `recv`, `send` and `sendall` are built on
+//! them; the echo server finally serves many clients at no cost while idle.
 //!
 //! | module | concept | seed |
 //! | --- | --- | --- |
@@ -16,12 +16,27 @@
 //! contract; stage 2's `switch`, `Runtime`, `AsyncQueue` and `sleep`; stage 3's `Task` and
 //! `new_task`, which run on this scheduler because it implements `Schedule`.
 
+// The selector waits on raw file descriptors through mio's Unix API (epoll on Linux,
+// kqueue on macOS and the BSDs). Elsewhere, say so in one sentence instead of a page of
+// unresolved imports.
+#[cfg(not(unix))]
+compile_error!(
+    "stage4 waits on file descriptors through mio's Unix API: it builds on Linux, macOS and \
+     the BSDs (Unix), not on this system; stages 1 to 3 need only the standard library"
+);
+
+#[cfg(unix)]
 pub mod io;
+#[cfg(unix)]
 pub mod scheduler;
+#[cfg(unix)]
 pub mod selector;
 
+#[cfg(unix)]
 pub use io::WaitIo;
+#[cfg(unix)]
 pub use scheduler::Scheduler;
+#[cfg(unix)]
 pub use selector::{Interest, MioSelector, Selector};
 
 /// Stage 1's clock, scheduling trait and output contract.

@@ -339,6 +339,7 @@ fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
             // Readable or writable, the same step: flush, then read while replies go out.
             if !matches!(conn.echo(&mut buffer), Ok(true)) {
                 if let Some(mut conn) = conns[slot].take() {
+                    // Dropping the stream next closes it, which leaves epoll in any case.
                     let _ = poll.registry().deregister(&mut conn.stream);
                 }
                 free.push(slot);

@@ -1,6 +1,6 @@
 //! Stage 1, the callback scheduler, on its real clock.
 //!
-//! - W1 to W3: [`callbacks`](super::callbacks), shared with stage 4. Stage 1's `run` has no
+//! - W1 to W3: [`callbacks`], shared with stage 4. Stage 1's `run` has no
 //!   selector at all.
 //! - W4: stage 1's callback `AsyncQueue`: the consumer's `get` callback asks for the next
 //!   item, and each delivered item is one `call_soon`.

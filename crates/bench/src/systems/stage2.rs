@@ -1,7 +1,7 @@
 //! Stage 2, the generator scheduler: everything is a task (an `async` block driven by
 //! `poll` with a no-op waker), found again through the scheduler's task table.
 //!
-//! Its workloads are the task workloads of [`tasks`](super::tasks), shared with stages 3
+//! Its workloads are the task workloads of [`tasks`], shared with stages 3
 //! and 4.
 
 use ::stage2::{RealClock, Scheduler};

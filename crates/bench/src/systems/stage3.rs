@@ -1,5 +1,5 @@
 //! Stage 3, the hybrid: a `Task` is a callback that drives a coroutine, on stage 1's
-//! scheduler. Its workloads are the task workloads of [`tasks`](super::tasks): a task
+//! scheduler. Its workloads are the task workloads of [`tasks`]: a task
 //! step is a `call_soon` of the task, a `sleep` a `call_later` of it.
 
 use ::stage3::{RealClock, Scheduler};

@@ -1,6 +1,6 @@
 //! Stage 4, select-based I/O on mio: stage 1's queues plus a selector.
 //!
-//! - W1 to W3: [`callbacks`](super::callbacks), shared with stage 1. `run_once` selects only
+//! - W1 to W3: [`callbacks`], shared with stage 1. `run_once` selects only
 //!   when the ready queue is empty and then drains it, so a W2 chain runs to its end without
 //!   a single `select` (asyncio and stage 5 pay one zero-timeout select per step).
 //! - W4: stage 3's `Task`s on stage 4's scheduler, through stage 2's `AsyncQueue`
