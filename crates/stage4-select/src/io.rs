@@ -4,7 +4,7 @@
 //! The seed's `recv` is three lines: `read_wait(sock, self.current)`, `self.current = None`,
 //! `await switch()`, then `sock.recv(...)`. The task files itself under the socket, steps
 //! out of `current`, and is made ready again by the loop when the selector reports the
-//! socket. Ours do the same through [`Scheduler::wait`], with two changes:
+//! socket. Ours do the same through [`WaitIo::wait`], with two changes:
 //!
 //! - the wait is registered *before* the task steps out of `current`, so that a refused wait
 //!   (a bad fd, a second waiter) is an error returned to a task that is still running,
@@ -14,13 +14,13 @@
 //!   simply waits again.
 //!
 //! And one addition: the seed's `send` ignores partial writes (`sock.send` may take only
-//! part of the data). [`Scheduler::sendall`] loops until every byte is written.
+//! part of the data). [`WaitIo::sendall`] loops until every byte is written.
 //!
 //! What changed from stage 3: the same names as stage 2's polling `io` functions, now
 //! methods of the scheduler (as in the seed), and no `sleep` anywhere.
 //!
 //! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the seed's
-//! `read_wait` and `write_wait`. Stage 4's [`Scheduler`] implements it; so does stage 5's
+//! `read_wait` and `write_wait`. Stage 4's [`Scheduler`](crate::Scheduler) implements it; so does stage 5's
 //! event loop, and then these very functions run there unchanged (chapter 5 opens with
 //! that). A caller brings the trait into scope (`use stage4::WaitIo`) to call them.
 

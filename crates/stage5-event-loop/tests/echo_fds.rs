@@ -2,6 +2,9 @@
 //! before (book chapter 7, "The echo server"). A test binary of its own, because it counts
 //! the descriptors of the whole process (the server runs on a thread of it).
 
+// It reads `/proc`, which only Linux has.
+#![cfg(target_os = "linux")]
+
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
 mod echo_server;

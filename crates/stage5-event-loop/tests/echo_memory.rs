@@ -3,6 +3,9 @@
 //! memory stays bounded. A test binary of its own, because it measures the resident
 //! memory of the whole process (the server runs on a thread of it).
 
+// It reads `/proc`, which only Linux has.
+#![cfg(target_os = "linux")]
+
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
 mod echo_server;

@@ -2,6 +2,9 @@
 //! and timers hold clones of it (book, "How it fails"). A test binary of its own: it counts
 //! the descriptors of the whole process.
 
+// It reads `/proc`, which only Linux has.
+#![cfg(target_os = "linux")]
+
 use stage5::{Error, EventLoop, VirtualClock, sleep};
 
 fn open_fds() -> usize {
