@@ -163,13 +163,6 @@ fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let client = std::thread::spawn(move || {
-        let mut stream = loadgen::client::connect(addr).unwrap();
-        for n in 0..200 {
-            loadgen::client::round_trip(&mut stream, b"", &loadgen::client::message(0, n, 64))
-                .unwrap();
-        }
-    });
     let before = lp.selector_stats();
     let l = lp.clone();
     let server = lp
@@ -186,6 +179,18 @@ fn an_echo_on_one_connection_registers_once_and_never_re_arms() {
             }
         })
         .unwrap();
+    // One iteration before the client exists: `accept` finds nobody and waits on the
+    // listener. (A client connecting first would be accepted without a wait, one
+    // registration fewer: the count would depend on which thread the machine ran first.)
+    lp.call_soon(EventLoop::stop).unwrap();
+    lp.run_forever().unwrap();
+    let client = std::thread::spawn(move || {
+        let mut stream = loadgen::client::connect(addr).unwrap();
+        for n in 0..200 {
+            loadgen::client::round_trip(&mut stream, b"", &loadgen::client::message(0, n, 64))
+                .unwrap();
+        }
+    });
     assert_eq!(lp.run_until_complete(&server).unwrap(), 200);
     client.join().unwrap();
     let after = lp.selector_stats();
@@ -229,8 +234,10 @@ fn test_call_soon_threadsafe() {
     let loop_thread = std::thread::current().id();
     let ran_on = Rc::new(Cell::new(None));
     let r = ran_on.clone();
+    let start = Instant::now();
     let helper = std::thread::spawn(move || {
-        // Give the loop time to block in select(timeout=None).
+        // Give the loop time to block in select(timeout=None) (likely, not certain on a
+        // busy machine; if the byte comes first, the loop's first select sees it).
         std::thread::sleep(Duration::from_millis(100));
         handle
             .call_soon_threadsafe(move |lp| {
@@ -239,12 +246,12 @@ fn test_call_soon_threadsafe() {
             })
             .unwrap();
     });
-    let start = Instant::now();
     lp.call_soon(move |_| r.set(Some(std::thread::current().id())))
         .unwrap();
     lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
     lp.run_forever().unwrap(); // blocks in select until the helper's byte arrives
-    assert!(start.elapsed() >= Duration::from_millis(90));
+    // The helper calls at least 100 ms after `start`, however busy the machine.
+    assert!(start.elapsed() >= Duration::from_millis(100));
     assert_eq!(ran_on.get(), Some(loop_thread));
     helper.join().unwrap();
     lp.close().unwrap();
