@@ -5,10 +5,11 @@
 //! half-close) and [`scenario`] the scenarios every stage's echo test runs, so that each
 //! stage's test reads as what it checks rather than as socket plumbing; [`child`] runs a
 //! test again in a child process (an unread standard output, a low `ulimit -n`). The
-//! `loadgen` binary drives a server for the benchmarks, and [`procstat`] is how it reads
-//! the server's CPU time and memory.
+//! `loadgen` binary drives a server for the benchmarks ([`load`]), and [`procstat`] is how
+//! it reads the server's CPU time and memory.
 
 pub mod child;
 pub mod client;
+pub mod load;
 pub mod procstat;
 pub mod scenario;
