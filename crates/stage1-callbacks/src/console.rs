@@ -20,10 +20,12 @@
 //! Neither stream is written by the thread that says something: the line is handed to a
 //! writer thread through a bounded buffer ([`output`](crate::output)), because a scheduler
 //! that blocks on a full pipe stops every task it runs. A line that does not fit is
-//! dropped and counted. When a thread that printed ends (`main` included: Rust runs a
-//! thread's thread-local destructors when it ends, and when it calls `exit`), its lines
-//! are flushed, waiting only while the writer makes progress, and lost lines are reported
-//! on standard error: `N lines of output dropped: standard output was not being read`.
+//! dropped and counted. When a thread that printed ends, its lines are flushed, waiting
+//! only while the writer makes progress, and lost lines are reported on standard error:
+//! `N lines of output dropped: standard output was not being read`. That happens in a
+//! thread-local's destructor, which Rust runs when a thread ends and, on Linux with glibc,
+//! when `main` returns or the process calls `exit` (stage 1's `tests/stdout.rs` checks the
+//! latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
 //!
 //! Why a thread-local and not a global: like the seed's `print`, every piece of the
 //! program can say something without being handed an output object, yet two tests running
@@ -115,7 +117,9 @@ fn streams() -> &'static Streams {
 /// standard handle itself.
 fn unbuffered<S: AsFd + Write + Send + 'static>(stream: S) -> Box<dyn Write + Send> {
     match stream.as_fd().try_clone_to_owned() {
+        // Our own descriptor for the same pipe, terminal or file: plain `write(2)` calls.
         Ok(fd) => Box::new(File::from(fd)),
+        // Out of descriptors, say: the standard handle still works, line-buffered.
         Err(_) => Box::new(stream),
     }
 }
