@@ -139,6 +139,24 @@ pub fn reset_mid_stream(addr: SocketAddr) -> io::Result<()> {
     client::reset(stream)
 }
 
+/// `cycles` clients one after the other, each of which connects, sends a message,
+/// half-closes, and waits for the whole echo and the server's close (use `--plain`):
+/// every cycle is over only once the server has closed the connection, and so once it has
+/// said `Connection closed`. Returns how many connections it opened.
+pub fn connect_close_cycles(addr: SocketAddr, cycles: usize) -> io::Result<usize> {
+    for n in 0..cycles {
+        let message = client::message(n, 0, 24);
+        let reply = client::send_and_half_close(client::connect(addr)?, &message)?;
+        if reply != message {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("cycle {n}: got {:?}", String::from_utf8_lossy(&reply)),
+            ));
+        }
+    }
+    Ok(cycles)
+}
+
 /// One client, one round trip with a server in `--plain` mode; returns 1 connection.
 pub fn one_plain_round_trip(addr: SocketAddr) -> usize {
     let mut stream = client::connect(addr).expect("the server accepts");

@@ -49,7 +49,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
                         let connection = Connection::new(stream, reply);
                         s.call_soon(move |s| connection.poll(s));
                     }
-                    Err(error) => eprintln!("cannot serve {peer}: {error}"),
+                    Err(error) => stage1::warn!("cannot serve {peer}: {error}"),
                 }
                 if stop.load(Ordering::Relaxed) {
                     return; // dropping the listener closes it
@@ -59,7 +59,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
             Err(error) if error.kind() == ErrorKind::Interrupted => continue,
             // Out of file descriptors, say: report it and try again at the next poll.
             Err(error) => {
-                eprintln!("accept failed: {error}");
+                stage1::warn!("accept failed: {error}");
                 break;
             }
         }

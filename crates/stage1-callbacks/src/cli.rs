@@ -149,9 +149,11 @@ fn usage(about: &str, extra_usage: &str) -> String {
 }
 
 /// Print `error: {message}` to standard error and exit with code 1: how an example reports
-/// a failure that is not the user's typing (a port in use, say).
+/// a failure that is not the user's typing (a port in use, say). What was printed before
+/// is flushed first (with a bounded wait: see [`console::flush`]).
 pub fn exit_with_error(message: impl Display) -> ! {
-    eprintln!("error: {message}");
+    crate::warn!("error: {message}");
+    console::flush();
     std::process::exit(1);
 }
 

@@ -1,5 +1,6 @@
 //! Where the examples' lines go: the output contract and the scheduler trace (book
-//! introduction, "The output contract"; chapter 1, "Watching the scheduler").
+//! introduction, "Running the examples"; chapter 1, "The heap and its tie-breaker" and
+//! "When nobody reads the output").
 //!
 //! The seed prints with `print(...)`. Our examples print with [`say!`](crate::say) instead,
 //! which writes to this thread's *console*. The console knows three things the seed's
@@ -13,7 +14,18 @@
 //!   so they are never mistaken for the program's output.
 //!
 //! Lines go to standard output, or, in tests, into a [`Transcript`] that a snapshot test
-//! compares with the reviewed copy on disk.
+//! compares with the reviewed copy on disk. [`warn!`](crate::warn) sends a diagnostic line
+//! (`accept failed: ...`) to standard error.
+//!
+//! Neither stream is written by the thread that says something: the line is handed to a
+//! writer thread through a bounded buffer ([`output`](crate::output)), because a scheduler
+//! that blocks on a full pipe stops every task it runs. A line that does not fit is
+//! dropped and counted. When a thread that printed ends, its lines are flushed, waiting
+//! only while the writer makes progress, and lost lines are reported on standard error:
+//! `N lines of output dropped: standard output was not being read`. That happens in a
+//! thread-local's destructor, which Rust runs when a thread ends and, on Linux with glibc,
+//! when `main` returns or the process calls `exit` (stage 1's `tests/stdout.rs` checks the
+//! latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
 //!
 //! Why a thread-local and not a global: like the seed's `print`, every piece of the
 //! program can say something without being handed an output object, yet two tests running
@@ -21,10 +33,15 @@
 
 use std::cell::RefCell;
 use std::fmt;
-use std::io::Write;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::clock::Clock;
+use crate::output::{CAPACITY, Output};
 
 /// Where this thread's lines go and how they are stamped.
 pub struct Console {
@@ -72,12 +89,81 @@ impl Console {
             _ => format!("{marker} {args}\n"),
         };
         match &self.sink {
-            // A closed pipe (`... | head`) must not crash a demo: output errors are ignored,
-            // as there is nowhere left to report them.
-            Sink::Stdout => drop(std::io::stdout().lock().write_all(line.as_bytes())),
+            // Never blocks: a line the writer cannot take now is dropped and counted.
+            Sink::Stdout => send(&streams().stdout, &line),
             Sink::Memory(buffer) => buffer.borrow_mut().push_str(&line),
         }
     }
+}
+
+/// The two streams and their writer threads, started together on first use (so that the
+/// report on standard error never needs a thread started while the process exits).
+struct Streams {
+    stdout: Output,
+    stderr: Output,
+}
+
+static STREAMS: OnceLock<Streams> = OnceLock::new();
+
+fn streams() -> &'static Streams {
+    STREAMS.get_or_init(|| Streams {
+        stdout: Output::spawn("stdout-writer", unbuffered(io::stdout()), CAPACITY),
+        stderr: Output::spawn("stderr-writer", unbuffered(io::stderr()), CAPACITY),
+    })
+}
+
+/// A stream's own descriptor, duplicated, to write without `std`'s line buffer (whose
+/// flush at exit would block on a full pipe). If no descriptor is left to duplicate, the
+/// standard handle itself.
+fn unbuffered<S: AsFd + Write + Send + 'static>(stream: S) -> Box<dyn Write + Send> {
+    match stream.as_fd().try_clone_to_owned() {
+        // Our own descriptor for the same pipe, terminal or file: plain `write(2)` calls.
+        Ok(fd) => Box::new(File::from(fd)),
+        // Out of descriptors, say: the standard handle still works, line-buffered.
+        Err(_) => Box::new(stream),
+    }
+}
+
+/// How long a flush waits for a writer that makes no progress.
+const STALL: Duration = Duration::from_secs(1);
+
+thread_local! {
+    /// Armed by a thread's first line to a real stream: flushes when the thread ends.
+    static FLUSH_AT_EXIT: FlushAtExit = const { FlushAtExit };
+}
+
+struct FlushAtExit;
+
+impl Drop for FlushAtExit {
+    fn drop(&mut self) {
+        flush();
+    }
+}
+
+fn send(output: &Output, line: &str) {
+    // Arm the flush. A thread already ending (a line said from a thread-local's
+    // destructor) has no guard left to arm; its line is written or counted all the same.
+    FLUSH_AT_EXIT.try_with(|_| ()).ok();
+    // A dropped line is counted by `output`, and reported by `flush`.
+    output.line(line);
+}
+
+/// Wait (while the writers make progress) until every line is written, then report on
+/// standard error how many were lost. Runs by itself when a thread that printed ends; call
+/// it before `std::process::exit`, which ends the other threads without running theirs.
+pub fn flush() {
+    let Some(streams) = STREAMS.get() else {
+        return;
+    };
+    let lost = streams.stdout.flush(STALL);
+    if lost > 0 {
+        let lines = if lost == 1 { "line" } else { "lines" };
+        streams.stderr.line(&format!(
+            "{lost} {lines} of output dropped: standard output was not being read\n"
+        ));
+    }
+    // Nobody to tell if standard error itself is not read.
+    streams.stderr.flush(STALL);
 }
 
 thread_local! {
@@ -110,6 +196,12 @@ pub fn trace(args: fmt::Arguments<'_>) {
     });
 }
 
+/// Write one diagnostic line to standard error, without blocking. Use it through
+/// [`warn!`](crate::warn).
+pub fn warn(args: fmt::Arguments<'_>) {
+    send(&streams().stderr, &format!("{args}\n"));
+}
+
 /// Print a line of program output: the seed's `print`, stamped as the flags ask.
 #[macro_export]
 macro_rules! say {
@@ -125,6 +217,15 @@ macro_rules! trace {
         if $crate::console::tracing() {
             $crate::console::trace(::std::format_args!($($arg)*))
         }
+    };
+}
+
+/// Print a diagnostic line to standard error (`accept failed: ...`) without ever blocking
+/// the loop; not part of the program's output, so never stamped nor captured.
+#[macro_export]
+macro_rules! warn {
+    ($($arg:tt)*) => {
+        $crate::console::warn(::std::format_args!($($arg)*))
     };
 }
 

@@ -14,7 +14,8 @@
 //! | [`timer`] | the `(deadline, sequence)` heap | stage 2 puts tasks in it |
 //! | [`scheduler`] | ready queue, sleeping heap, `run` | stage 3 runs tasks on it |
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
-//! | [`console`] | `say!`, `trace!`, transcripts | every example prints through it |
+//! | [`console`] | `say!`, `trace!`, `warn!`, transcripts | every example prints through it |
+//! | [`output`] | a writer thread, so that printing never blocks the loop | behind every `say!` |
 //! | [`cli`] | the flags of every example | every example parses them |
 //! | [`net`] | listening, replying | every echo server |
 //!
@@ -24,6 +25,7 @@ pub mod cli;
 pub mod clock;
 pub mod console;
 pub mod net;
+pub mod output;
 pub mod queue;
 pub mod scheduler;
 pub mod timer;

@@ -180,6 +180,17 @@ pub fn is_disconnect(error: &io::Error) -> bool {
     )
 }
 
+/// True for `accept` errors that mean "out of file descriptors or memory" (EMFILE,
+/// ENFILE, ENOBUFS, ENOMEM): the connection stays queued, and accepting again at once
+/// fails again at once. asyncio stops accepting for a second on these; so do stages 4
+/// and 5.
+pub fn out_of_resources(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +220,20 @@ mod tests {
         let mut echo = EchoArgs::default();
         let bad = crate::Options::try_parse_from(["--addr", "nowhere"], |f, p| echo.flag(f, p));
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn running_out_of_descriptors_is_told_apart() {
+        assert!(out_of_resources(&io::Error::from_raw_os_error(
+            libc::EMFILE
+        )));
+        assert!(out_of_resources(&io::Error::from_raw_os_error(
+            libc::ENOBUFS
+        )));
+        assert!(!out_of_resources(&io::Error::from_raw_os_error(
+            libc::ECONNABORTED
+        )));
+        assert!(!out_of_resources(&io::ErrorKind::WouldBlock.into()));
     }
 
     #[test]

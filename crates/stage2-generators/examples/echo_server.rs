@@ -38,7 +38,7 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
             }
             // Out of file descriptors, say: report it, wait a little, go on serving.
             Err(error) => {
-                eprintln!("accept failed: {error}");
+                stage1::warn!("accept failed: {error}");
                 sleep(POLL).await;
             }
         }

@@ -36,7 +36,7 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
                 s.new_task(echo_handler(client, reply));
             }
             Err(error) => {
-                eprintln!("accept failed: {error}");
+                stage1::warn!("accept failed: {error}");
                 sleep(POLL).await;
             }
         }

@@ -15,6 +15,10 @@
 //! nc 127.0.0.1 30000                       # in another terminal; type lines
 //! ```
 //!
+//! Out of file descriptors (`ulimit -n 64` and 200 clients), `accept` fails, and fails
+//! again at once for as long as the connection waits: the server says so once and stops
+//! accepting for [`ACCEPT_RETRY_DELAY`], serving its connections meanwhile.
+//!
 //! Look for: with `--trace`, each `select` line shows its timeout (the time to the
 //! producer's next item, or "block" when only sockets are waited on) and what became ready.
 
@@ -26,9 +30,10 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use stage4::net::{EchoSetup, Reply};
-use stage4::{NewTask, Scheduler, WaitIo, cli, say, trace};
+use stage4::net::{self, EchoSetup, Reply};
+use stage4::{NewTask, Scheduler, WaitIo, cli, say, sleep, trace};
 
 // ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
@@ -45,8 +50,9 @@ pub async fn tcp_server<S: WaitIo>(
                 trace!("accept {peer}");
                 s.new_task(echo_handler(s.clone(), client, reply));
             }
-            // Out of file descriptors, say: report it and keep serving the others.
-            Err(error) => eprintln!("accept failed: {error}"),
+            Err(error) if net::out_of_resources(&error) => back_off(error).await,
+            // The client reset before we accepted it, say: that one client's loss.
+            Err(error) => stage1::warn!("accept failed: {error}"),
         }
     }
 }
@@ -75,6 +81,24 @@ async fn echo<S: WaitIo>(s: &S, sock: &mut TcpStream, reply: Reply) -> io::Resul
     }
 }
 // ANCHOR_END: server
+
+// ANCHOR: back_off
+/// How long the server stops accepting after running out of file descriptors (asyncio's
+/// `ACCEPT_RETRY_DELAY`).
+pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+/// Out of file descriptors (or memory): the connection stays queued, the listener stays
+/// readable, and accepting again at once would fail again at once, as fast as the CPU
+/// allows, with a line each time. Say it once and sleep: only this task waits; the
+/// connections already open are served meanwhile, and may close and free descriptors.
+async fn back_off(error: io::Error) {
+    stage1::warn!(
+        "accept failed: {error}; accepting again in {} s",
+        ACCEPT_RETRY_DELAY.as_secs()
+    );
+    sleep(ACCEPT_RETRY_DELAY).await;
+}
+// ANCHOR_END: back_off
 
 /// Serve on `listener` on scheduler `s` until `stop` is set. Written against stage 4's
 /// `WaitIo` trait, not its `Scheduler`: stage 5's event loop runs it too.

@@ -11,23 +11,23 @@
 //!   and a cancelled timer is skipped when it comes out of the heap. It waits for the
 //!   next deadline in `epoll_wait`, as the event loops do.
 //! - W4: a `VecDeque<u64>` between a producer callback and a consumer callback.
-//! - W5, W6: a bare mio echo loop, one shared read buffer, no task per connection.
+//! - W5, W6: a bare mio echo loop, one shared read buffer, no task per connection
+//!   ([`echo`]).
 
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
-use std::io::{self, ErrorKind, Read, Write};
-use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use mio::net::{TcpListener, TcpStream};
-use mio::{Events, Interest, Poll, Token};
+use mio::{Events, Poll};
 
 use super::{System, Workload, check, sum_below};
 use crate::measure::{Sample, measure};
 use crate::params::Params;
 use crate::prng;
+
+pub mod echo;
 
 /// The floor's workloads and echo server.
 pub const SYSTEM: System = System {
@@ -64,7 +64,7 @@ pub const SYSTEM: System = System {
             run: w4,
         },
     ],
-    serve: Some(serve),
+    serve: Some(echo::serve),
 };
 
 fn bump(count: &Rc<Cell<u64>>) {
@@ -241,109 +241,4 @@ fn w4(p: &Params) -> Sample {
     });
     check("floor W4", sum.get(), sum_below(n));
     sample
-}
-
-/// One client connection of the echo loop, and what it still has to send back.
-struct Conn {
-    stream: TcpStream,
-    outbox: Vec<u8>,
-}
-
-impl Conn {
-    /// Send what is waiting; `Ok(true)` when all of it is out.
-    fn flush(&mut self) -> io::Result<bool> {
-        while !self.outbox.is_empty() {
-            match self.stream.write(&self.outbox) {
-                Ok(0) => return Err(ErrorKind::WriteZero.into()),
-                Ok(n) => drop(self.outbox.drain(..n)),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(true)
-    }
-
-    /// Read everything there is (mio is edge-triggered) and echo it; stop reading while
-    /// a reply waits for the socket to drain. `Ok(false)` once the client has gone.
-    fn echo(&mut self, buffer: &mut [u8]) -> io::Result<bool> {
-        while self.flush()? {
-            match self.stream.read(buffer) {
-                Ok(0) => return Ok(false),
-                Ok(n) => self.outbox.extend_from_slice(&buffer[..n]),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(true),
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(true)
-    }
-}
-
-const LISTENER: Token = Token(usize::MAX);
-
-/// The floor's echo server: one `mio::Poll`, connections in a `Vec` indexed by token.
-fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
-    let stop_at = Instant::now() + max;
-    let mut poll = Poll::new()?;
-    let mut events = Events::with_capacity(1024);
-    let mut listener = TcpListener::bind(addr)?;
-    poll.registry()
-        .register(&mut listener, LISTENER, Interest::READABLE)?;
-    eprintln!("listening on {}", listener.local_addr()?);
-    let mut conns: Vec<Option<Conn>> = Vec::new();
-    let mut free: Vec<usize> = Vec::new();
-    let mut buffer = vec![0; 64 * 1024];
-    loop {
-        let now = Instant::now();
-        if now >= stop_at {
-            return Ok(());
-        }
-        match poll.poll(&mut events, Some(stop_at - now)) {
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            result => result?,
-        }
-        for event in &events {
-            if event.token() == LISTENER {
-                loop {
-                    match listener.accept() {
-                        Ok((mut stream, _)) => {
-                            let slot = free.pop().unwrap_or_else(|| {
-                                conns.push(None);
-                                conns.len() - 1
-                            });
-                            poll.registry().register(
-                                &mut stream,
-                                Token(slot),
-                                Interest::READABLE | Interest::WRITABLE,
-                            )?;
-                            conns[slot] = Some(Conn {
-                                stream,
-                                outbox: Vec::new(),
-                            });
-                        }
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            eprintln!("accept failed: {e}");
-                            break;
-                        }
-                    }
-                }
-                continue;
-            }
-            let slot = event.token().0;
-            let Some(conn) = conns.get_mut(slot).and_then(Option::as_mut) else {
-                continue;
-            };
-            // Readable or writable, the same step: flush, then read while replies go out.
-            if !matches!(conn.echo(&mut buffer), Ok(true)) {
-                if let Some(mut conn) = conns[slot].take() {
-                    // Dropping the stream next closes it, which leaves epoll in any case.
-                    let _ = poll.registry().deregister(&mut conn.stream);
-                }
-                free.push(slot);
-            }
-        }
-    }
 }
