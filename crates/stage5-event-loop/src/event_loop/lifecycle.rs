@@ -8,6 +8,10 @@
 //! pending are also reported, as asyncio reports a task destroyed while pending, so a
 //! program that forgot one hears of it.
 //!
+//! The value `EventLoop::new` returns owns the loop: when it is dropped, the loop is
+//! closed, which drops the tasks and callbacks that hold clones of the loop, and with them
+//! the cycle that would otherwise keep the loop and its descriptors alive for ever.
+//!
 //! What changed since stage 4: stage 4's `run` ended when nothing was left to do; this
 //! loop runs until told to stop, and can be run again afterwards.
 
@@ -96,6 +100,26 @@ impl EventLoop {
     }
     // ANCHOR_END: close
 }
+
+// ANCHOR: owner
+impl Clone for EventLoop {
+    fn clone(&self) -> Self {
+        EventLoop {
+            inner: self.inner.clone(),
+            owner: false,
+        }
+    }
+}
+
+impl Drop for EventLoop {
+    fn drop(&mut self) {
+        if self.owner && !self.inner.running.get() {
+            // Closing a loop that is not running cannot fail.
+            let _ = self.close();
+        }
+    }
+}
+// ANCHOR_END: owner
 
 /// Marks the loop running for as long as it lives; on the way out (even by a panic of the
 /// loop's own), clears `running` and `stopping`, as `run_forever`'s `finally` does.

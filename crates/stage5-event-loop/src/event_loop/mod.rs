@@ -32,7 +32,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Waker;
-use std::time::Duration;
 
 use stage1::{Clock, RealClock};
 
@@ -48,7 +47,7 @@ pub(crate) mod timers;
 
 mod exceptions;
 mod lifecycle;
-mod run_once;
+pub mod run_once;
 mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
@@ -61,15 +60,6 @@ pub type Handle = handle::Handle<EventLoop>;
 
 /// A timer scheduled on this loop ([`handle::TimerHandle`] with the loop filled in).
 pub type TimerHandle = handle::TimerHandle<EventLoop>;
-
-/// The longest a single `select` waits, even if the next timer is further away (CPython's
-/// `MAXIMUM_SELECT_TIMEOUT`, 24 hours).
-pub const MAXIMUM_SELECT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
-
-/// The clock's resolution, in seconds: a timer is due when `when < now + CLOCK_RESOLUTION`.
-/// CPython reads it from `time.get_clock_info('monotonic')`, 1 ns on Linux; our clocks
-/// count in nanoseconds too.
-pub const CLOCK_RESOLUTION: f64 = 1e-9;
 
 /// A debug-mode callback that runs at least this long is reported (asyncio's default
 /// `slow_callback_duration`), in seconds.
@@ -130,23 +120,6 @@ pub struct EventLoop {
     owner: bool,
 }
 
-impl Clone for EventLoop {
-    fn clone(&self) -> Self {
-        EventLoop {
-            inner: self.inner.clone(),
-            owner: false,
-        }
-    }
-}
-
-impl Drop for EventLoop {
-    fn drop(&mut self) {
-        if self.owner && !self.inner.running.get() {
-            // Closing a loop that is not running cannot fail.
-            let _ = self.close();
-        }
-    }
-}
 // ANCHOR_END: event_loop
 
 // ANCHOR: state

@@ -17,10 +17,17 @@ use std::time::Duration;
 
 use crate::errors::{Error, catch};
 use crate::event_loop::lifecycle::Running;
-use crate::event_loop::{
-    CLOCK_RESOLUTION, EventLoop, ExceptionContext, Handle, Level, MAXIMUM_SELECT_TIMEOUT,
-};
+use crate::event_loop::{EventLoop, ExceptionContext, Handle, Level};
 use crate::io::self_pipe::Remote;
+
+/// The longest a single `select` waits, even if the next timer is further away (CPython's
+/// `MAXIMUM_SELECT_TIMEOUT`, 24 hours).
+pub const MAXIMUM_SELECT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// The clock's resolution, in seconds: a timer is due when `when < now + CLOCK_RESOLUTION`.
+/// CPython reads it from `time.get_clock_info('monotonic')`, 1 ns on Linux; our clocks
+/// count in nanoseconds too.
+pub const CLOCK_RESOLUTION: f64 = 1e-9;
 
 impl EventLoop {
     // ANCHOR: run_once

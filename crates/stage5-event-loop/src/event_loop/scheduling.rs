@@ -92,7 +92,7 @@ mod tests {
         lp.run_once().unwrap();
         assert_eq!(
             lp.time(),
-            crate::event_loop::MAXIMUM_SELECT_TIMEOUT.as_secs_f64()
+            crate::event_loop::run_once::MAXIMUM_SELECT_TIMEOUT.as_secs_f64()
         );
     }
 }
