@@ -20,7 +20,8 @@ fn collect_exceptions(lp: &EventLoop) -> Rc<RefCell<Vec<String>>> {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let s = seen.clone();
     lp.set_exception_handler(Some(Rc::new(move |_, context: &ExceptionContext| {
-        s.borrow_mut().push(context.message.clone())
+        let task = context.task.as_deref().unwrap_or("-");
+        s.borrow_mut().push(format!("{} {task}", context.message))
     })));
     seen
 }
@@ -142,7 +143,7 @@ fn closing_with_pending_tasks_reports_each_of_them() {
     assert_eq!(
         *seen.borrow(),
         [format!(
-            "Task was destroyed but it is pending! <Task #{}>",
+            "Task was destroyed but it is pending! <Task #{} pending>",
             sleeper.id()
         )]
     );

@@ -39,16 +39,27 @@ impl EventLoop {
                 ),
                 exception: Some(error),
                 handle: context.handle.clone(),
+                task: context.task.clone(),
             });
         }
     }
 
-    /// The default exception handler: log `message: exception` as an error.
+    /// The default exception handler: log the message, then a `key: value` line for each
+    /// other key of the context, then the exception, as asyncio's
+    /// `default_exception_handler` logs the message, the keys, and the traceback that ends
+    /// with the exception.
     pub fn default_exception_handler(&self, context: &ExceptionContext) {
-        match &context.exception {
-            Some(exception) => self.log(Level::Error, &format!("{}: {exception}", context.message)),
-            None => self.log(Level::Error, &context.message),
+        let mut lines = vec![context.message.clone()];
+        if let Some(handle) = &context.handle {
+            lines.push(format!("handle: {handle}"));
         }
+        if let Some(task) = &context.task {
+            lines.push(format!("task: {task}"));
+        }
+        if let Some(exception) = &context.exception {
+            lines.push(exception.to_string());
+        }
+        self.log(Level::Error, &lines.join("\n"));
     }
     // ANCHOR_END: exception_handler
 

@@ -87,12 +87,9 @@ impl EventLoop {
         let waiters = self.clear_io();
         for task in &tasks {
             self.call_exception_handler(&ExceptionContext {
-                message: format!(
-                    "Task was destroyed but it is pending! <Task #{}>",
-                    task.id()
-                ),
-                exception: None,
-                handle: None,
+                message: "Task was destroyed but it is pending!".into(),
+                task: Some(format!("<Task #{} pending>", task.id())),
+                ..ExceptionContext::default()
             });
         }
         drop((ready, timers, tasks, waiters));

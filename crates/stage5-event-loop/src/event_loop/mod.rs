@@ -65,8 +65,10 @@ pub type TimerHandle = handle::TimerHandle<EventLoop>;
 /// `slow_callback_duration`), in seconds.
 pub const DEFAULT_SLOW_CALLBACK_DURATION: f64 = 0.1;
 
-/// What the loop tells its exception handler: asyncio's `context` dict.
-#[derive(Clone, Debug)]
+/// What the loop tells its exception handler: asyncio's `context` dict, with the keys the
+/// loop uses. A Rust panic is the `exception`: [`Error::Panic`] with the panic's message,
+/// where Python would have the exception object.
+#[derive(Clone, Debug, Default)]
 pub struct ExceptionContext {
     /// What happened: `Exception in callback <Handle #3>`.
     pub message: String,
@@ -74,6 +76,8 @@ pub struct ExceptionContext {
     pub exception: Option<Error>,
     /// The handle whose callback failed, if a callback failed.
     pub handle: Option<Handle>,
+    /// The task concerned, as its trace names it (`<Task #2>`), if a task is.
+    pub task: Option<String>,
 }
 
 /// An exception handler: asyncio's `handler(loop, context)`.

@@ -230,6 +230,7 @@ impl EventLoop {
                 message: format!("Exception in callback {handle}"),
                 exception: Some(error),
                 handle: Some(handle.clone()),
+                task: None,
             });
         }
     }

@@ -310,7 +310,7 @@ impl<T> Drop for FutureInner<T> {
             let context = ExceptionContext {
                 message: format!("{} exception was never retrieved", state.label),
                 exception: Some(error.clone()),
-                handle: None,
+                ..ExceptionContext::default()
             };
             drop(state);
             lp.call_exception_handler(&context);

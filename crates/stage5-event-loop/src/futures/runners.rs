@@ -84,11 +84,9 @@ impl EventLoop {
         for task in &pending {
             if let Some(error) = task.exception() {
                 self.call_exception_handler(&ExceptionContext {
-                    message: format!(
-                        "unhandled exception during asyncio.run() shutdown <Task #{}>",
-                        task.id()
-                    ),
+                    message: "unhandled exception during asyncio.run() shutdown".into(),
                     exception: Some(error),
+                    task: Some(format!("<Task #{} finished with an exception>", task.id())),
                     handle: None,
                 });
             }

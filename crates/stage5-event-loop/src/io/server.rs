@@ -99,7 +99,7 @@ impl Server {
                         lp.call_exception_handler(&ExceptionContext {
                             message: "Error on accepted socket".into(),
                             exception: Some(error.into()),
-                            handle: None,
+                            ..ExceptionContext::default()
                         });
                         continue;
                     }
@@ -121,7 +121,7 @@ impl Server {
                     lp.call_exception_handler(&ExceptionContext {
                         message: "socket.accept() failed".into(),
                         exception: Some(e.into()),
-                        handle: None,
+                        ..ExceptionContext::default()
                     });
                     return;
                 }
@@ -137,7 +137,7 @@ impl Server {
         lp.call_exception_handler(&ExceptionContext {
             message: "socket.accept() out of system resource".into(),
             exception: Some(error.into()),
-            handle: None,
+            ..ExceptionContext::default()
         });
         lp.remove_reader(self.inner.listener.as_raw_fd());
         let weak = Rc::downgrade(&self.inner);
@@ -161,7 +161,7 @@ impl Server {
             lp.call_exception_handler(&ExceptionContext {
                 message: "cannot watch the listening socket again: the server stops".into(),
                 exception: Some(error),
-                handle: None,
+                ..ExceptionContext::default()
             });
         }
     }
