@@ -12,13 +12,16 @@
 // The tests keep CPython's names, `test__run_once` included.
 #![allow(non_snake_case)]
 
+use std::cell::RefCell;
 use std::fmt::Display;
 use std::path::Path;
 use std::process::Command;
 use std::rc::Rc;
 use std::time::Duration;
 
-use stage5::{Error, EventLoop, Future, Queue, gather, say, sleep, transcript, wait_for};
+use stage5::{
+    Clock, Error, EventLoop, Future, Queue, Task, gather, say, sleep, transcript, wait_for,
+};
 
 /// One line of the scenario's own output: `[iteration] text`.
 fn note(lp: &EventLoop, text: impl Display) {
@@ -71,11 +74,17 @@ fn check(name: &str, scenario: impl FnOnce(&EventLoop)) {
 
 /// `check`, snapshotting only the trace lines `keep` keeps (all notes are kept).
 fn check_lines(name: &str, keep: fn(&str) -> bool, scenario: impl FnOnce(&EventLoop)) {
-    let text = transcript(true, |clock| {
+    check_program(name, keep, |clock| {
         let lp = EventLoop::with_clock(clock);
         scenario(&lp);
-        let _ = lp.close();
+        // Closing twice is fine: a scenario that closed its loop already gets `Ok` here.
+        lp.close().unwrap();
     });
+}
+
+/// `check_lines` for a scenario that makes its own loop on `clock` (`stage5::run` does).
+fn check_program(name: &str, keep: fn(&str) -> bool, program: impl FnOnce(Rc<dyn Clock>)) {
+    let text = transcript(true, program);
     let ours: Vec<&str> = text.lines().filter(|l| l.contains(" | ")).collect();
     compare_with_cpython(name, &ours);
     let kept: Vec<&str> = text
@@ -546,4 +555,184 @@ fn test_task_cancel() {
             ),
         );
     });
+}
+
+// ANCHOR: cancel_at_end
+#[test]
+fn test_cancel_at_end() {
+    check("test_cancel_at_end", |lp| {
+        let me: Rc<RefCell<Option<Task<u32>>>> = Rc::default();
+        let (l, slot) = (lp.clone(), me.clone());
+        let task = lp
+            .create_task(async move {
+                let me = slot.borrow().clone().expect("set before the first step");
+                note(&l, format!("cancel(): {}", py(me.cancel())));
+                Ok(12)
+            })
+            .unwrap();
+        *me.borrow_mut() = Some(task.clone());
+        let outcome = lp.run_until_complete(&task);
+        assert!(matches!(outcome, Err(Error::Cancelled)));
+        note(lp, "CancelledError");
+        let (cancelled, done) = (py(task.cancelled()), py(task.done()));
+        note(lp, format!("cancelled: {cancelled}, done: {done}"));
+        me.borrow_mut().take(); // the task held in its own slot: break the cycle
+    });
+}
+// ANCHOR_END: cancel_at_end
+
+// ANCHOR: cancel_inner_future
+#[test]
+fn test_cancel_inner_future() {
+    check("test_cancel_inner_future", |lp| {
+        let f: Future<u32> = lp.create_future();
+        let inner = f.clone();
+        // `?` passes the inner future's `Cancelled` on: the task ends cancelled.
+        let task = lp
+            .create_task(async move {
+                inner.await?;
+                Ok(12)
+            })
+            .unwrap();
+        let f2 = f.clone();
+        lp.call_later(1.0, move |lp| {
+            note(lp, format!("cancel the inner future: {}", py(f2.cancel())))
+        })
+        .unwrap();
+        assert!(matches!(
+            lp.run_until_complete(&task),
+            Err(Error::Cancelled)
+        ));
+        note(lp, "CancelledError");
+        let (f, t) = (py(f.cancelled()), py(task.cancelled()));
+        note(lp, format!("future cancelled: {f}, task cancelled: {t}"));
+    });
+}
+// ANCHOR_END: cancel_inner_future
+
+#[test]
+fn test_call_later_negative_delays() {
+    check("test_call_later_negative_delays", |lp| {
+        let clock = lp.clock();
+        clock.sleep_until(clock.now() + Duration::from_secs(10));
+        lp.call_later(-1.0, |lp| note(lp, "call_later(-1)"))
+            .unwrap();
+        lp.call_later(-2.0, |lp| note(lp, "call_later(-2)"))
+            .unwrap();
+        lp.call_at(lp.time() - 0.5, |lp| note(lp, "call_at(now - 0.5)"))
+            .unwrap();
+        lp.call_later(0.0, |lp| note(lp, "call_later(0)")).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        note(lp, "stopped");
+    });
+}
+
+#[test]
+fn test_default_exc_handler_lines() {
+    check("test_default_exc_handler_lines", |lp| {
+        // One note per line of the logged message, then the exception: a panic's message
+        // is the last line, where Python's logging prints the exception.
+        lp.set_logger(|lp, level, message| {
+            let mut lines: Vec<&str> = message.lines().collect();
+            let exception = lines.pop().unwrap_or_default();
+            for line in lines {
+                let line = if line.starts_with("Exception in callback") {
+                    "Exception in callback"
+                } else if line.starts_with("handle: <Handle") {
+                    "handle: <Handle>"
+                } else {
+                    line
+                };
+                note(lp, format!("log {level}: {line}"));
+            }
+            let exception = exception.strip_prefix("panicked: ").unwrap_or(exception);
+            note(lp, format!("log exception: {exception}"));
+        });
+        lp.call_soon(|_| {
+            let zero = std::hint::black_box(0);
+            let _ = 1 / zero; // panics: the result is never there to discard
+        })
+        .unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+    });
+}
+
+/// A future whose drop fails, as Python's `except CancelledError: 1 / 0` does.
+struct FailsWhenCancelled;
+
+impl Drop for FailsWhenCancelled {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("division by zero");
+        }
+    }
+}
+
+// ANCHOR: asyncio_run
+#[test]
+fn test_asyncio_run_cancels_hanging_tasks() {
+    check_program(
+        "test_asyncio_run_cancels_hanging_tasks",
+        |_| true,
+        |clock| {
+            let leftover: Rc<RefCell<Option<Task<()>>>> = Rc::default();
+            let slot = leftover.clone();
+            let result = stage5::run(clock, move |lp| {
+                let lp = lp.clone();
+                async move {
+                    let l = lp.clone();
+                    let task = lp.create_task(async move {
+                        note(&l, "leftover: sleeps 0.1 s");
+                        sleep(&l, 0.1).await?;
+                        note(&l, "leftover: woke up");
+                        Ok(())
+                    })?;
+                    *slot.borrow_mut() = Some(task);
+                    note(&lp, "main: returns 123");
+                    Ok(123)
+                }
+            });
+            let leftover = leftover.borrow_mut().take().unwrap();
+            say!(
+                "run returned {}; leftover cancelled: {}; loop closed: True",
+                result.unwrap(),
+                py(leftover.cancelled())
+            );
+        },
+    );
+}
+// ANCHOR_END: asyncio_run
+
+#[test]
+fn test_asyncio_run_reports_hanging_tasks_errors() {
+    check_program(
+        "test_asyncio_run_reports_hanging_tasks_errors",
+        |_| true,
+        |clock| {
+            let result = stage5::run(clock, |lp| {
+                let lp = lp.clone();
+                async move {
+                    lp.set_exception_handler(Some(Rc::new(|lp, context| {
+                        let exception = context.exception.as_ref().map(ToString::to_string);
+                        let exception = exception.unwrap_or_default();
+                        let exception = exception.strip_prefix("panicked: ").unwrap_or(&exception);
+                        note(
+                            lp,
+                            format!("handler: {}; exception: {exception}", context.message),
+                        );
+                    })));
+                    let l = lp.clone();
+                    lp.create_task(async move {
+                        let _cleanup = FailsWhenCancelled;
+                        sleep(&l, 0.1).await
+                    })?;
+                    note(&lp, "main: returns 123");
+                    Ok(123)
+                }
+            });
+            say!("run returned {}", result.unwrap());
+        },
+    );
 }

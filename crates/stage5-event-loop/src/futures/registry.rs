@@ -30,6 +30,8 @@ pub trait Step<L> {
     fn done(&self) -> bool;
     /// The error the task failed with, if it did (and the error is then retrieved).
     fn exception(&self) -> Option<crate::errors::Error>;
+    /// Call `callback` (through `call_soon`) once the task is done.
+    fn when_done(&self, callback: Box<dyn FnOnce(&L)>);
 }
 
 /// One slot of the table: its generation, and the task it holds, if any.
@@ -154,6 +156,7 @@ mod tests {
         fn exception(&self) -> Option<crate::errors::Error> {
             None
         }
+        fn when_done(&self, _: Box<dyn FnOnce(&())>) {}
     }
 
     fn nothing() -> Rc<dyn Step<()>> {

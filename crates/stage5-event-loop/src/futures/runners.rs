@@ -15,6 +15,7 @@
 //! What changed since stage 4: stage 4's `run` ended when nothing was left to do; here the
 //! program says what it waits for.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use stage1::Clock;
@@ -75,12 +76,21 @@ impl EventLoop {
             return Ok(());
         }
         loop_trace!(self, "run: cancel {} pending tasks", pending.len());
+        // `run_until_complete(gather(*to_cancel, return_exceptions=True))`: a future done
+        // when every one of them is, whatever their outcome.
+        let all_done = self.create_future::<()>();
+        let remaining = Rc::new(Cell::new(pending.len()));
         for task in &pending {
+            let (all_done, remaining) = (all_done.clone(), remaining.clone());
+            task.when_done(Box::new(move |_| {
+                remaining.set(remaining.get() - 1);
+                if remaining.get() == 0 {
+                    all_done.set_result_unless_done(());
+                }
+            }));
             task.clone().cancel();
         }
-        while pending.iter().any(|task| !task.done()) {
-            self.run_once()?;
-        }
+        self.run_until_complete(&all_done)?;
         for task in &pending {
             if let Some(error) = task.exception() {
                 self.call_exception_handler(&ExceptionContext {

@@ -217,9 +217,15 @@ where
         };
         if self.cancel_requested.get() {
             loop_trace!(lp, "step <Task #{}>: cancelled", self.id);
-            drop(future);
-            self.forget(lp);
-            self.result.cancel_now();
+            // Cancellation is the future's drop: its destructors are the coroutine's
+            // `except CancelledError`, and one that panics fails the task instead.
+            match catch(|| drop(future)) {
+                Ok(()) => {
+                    self.forget(lp);
+                    self.result.cancel_now();
+                }
+                Err(panic) => self.finish(lp, Err(panic)),
+            }
             return;
         }
         loop_trace!(lp, "step <Task #{}>", self.id);
@@ -267,6 +273,10 @@ where
 
     fn exception(&self) -> Option<Error> {
         self.result.exception().ok().flatten()
+    }
+
+    fn when_done(&self, callback: Box<dyn FnOnce(&EventLoop)>) {
+        self.result.add_done_callback(move |lp, _| callback(lp));
     }
 }
 
