@@ -1,6 +1,6 @@
 //! The loop's table of file descriptors: who waits on each, and what the selector was told
 //! (book chapter 7, "Readers and writers on a selector" and "Level against edge"; seeds
-//! 000/004, "网络 IO 回调", asyncio's `selector_events.py`: `_add_reader`,
+//! 000/004, "网络IO的回调注册", asyncio's `selector_events.py`: `_add_reader`,
 //! `_remove_reader`, `_process_events`).
 //!
 //! asyncio's selector is *level-triggered*: a reader is called in every iteration while its

@@ -1,5 +1,5 @@
 //! Readers and writers: callbacks run while a file descriptor is ready (book chapter 7,
-//! "Readers and writers on a selector"; seeds 000/004, "网络 IO 回调", asyncio's
+//! "Readers and writers on a selector"; seeds 000/004, "网络IO的回调注册", asyncio's
 //! `selector_events.py`: `add_reader`, `remove_reader`, `add_writer`, `remove_writer`).
 //!
 //! asyncio's `add_reader(fd, callback)` registers `fd` with the selector for reading and
@@ -22,8 +22,8 @@ use crate::event_loop::{EventLoop, Handle};
 use crate::io::io_table::Waiter;
 use crate::io::selector::SelectorStats;
 
-// ANCHOR: add_reader
 impl EventLoop {
+    // ANCHOR: add_reader
     /// Call `callback` in every iteration while `fd` is readable (asyncio's `add_reader`).
     /// A reader already there is replaced and its handle cancelled. Returns the handle:
     /// cancelling it makes the loop remove the reader instead of calling it. A bad or
@@ -35,6 +35,7 @@ impl EventLoop {
     ) -> Result<Handle, Error> {
         self.add_callback_waiter(fd, Interest::Read, callback)
     }
+    // ANCHOR_END: add_reader
 
     /// Stop watching `fd` for reading; true if there was a reader (asyncio's
     /// `remove_reader`). Its handle is cancelled.
@@ -57,6 +58,7 @@ impl EventLoop {
         self.remove_callback_waiter(fd, Interest::Write)
     }
 
+    // ANCHOR: add_callback_waiter
     fn add_callback_waiter(
         &self,
         fd: RawFd,
@@ -72,6 +74,7 @@ impl EventLoop {
         }
         Ok(handle)
     }
+    // ANCHOR_END: add_callback_waiter
 
     fn remove_callback_waiter(&self, fd: RawFd, interest: Interest) -> bool {
         if self.is_closed() {
@@ -91,7 +94,6 @@ impl EventLoop {
         }
     }
 }
-// ANCHOR_END: add_reader
 
 impl EventLoop {
     /// True if `fd` has a reader (or a task waiting to read).
