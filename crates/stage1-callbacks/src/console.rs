@@ -92,6 +92,7 @@ pub fn install(console: Console) -> Console {
 /// Write one line of program output. Use it through [`say!`](crate::say).
 pub fn say(args: fmt::Arguments<'_>) {
     CONSOLE.with(|c| c.borrow().write('|', args));
+    crate::record::say(args); // for `--timeline`: the line names the lane that said it
 }
 
 /// True when scheduler steps should be reported (`--trace`).

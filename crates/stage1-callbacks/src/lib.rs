@@ -15,6 +15,8 @@
 //! | [`scheduler`] | ready queue, sleeping heap, `run` | stage 3 runs tasks on it |
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
 //! | [`console`] | `say!`, `trace!`, transcripts | every example prints through it |
+//! | [`event`], [`emit`] | the scheduler's steps as data: `event!` | every stage reports through it |
+//! | [`record`], [`timeline`] | recording a run, drawing it as SVG (`--timeline`) | every stage's pictures |
 //! | [`cli`] | the flags of every example | every example parses them |
 //! | [`net`] | listening, replying | every echo server |
 //!
@@ -23,14 +25,19 @@
 pub mod cli;
 pub mod clock;
 pub mod console;
+pub mod emit;
+pub mod event;
 pub mod net;
 pub mod queue;
+pub mod record;
 pub mod scheduler;
+pub mod timeline;
 pub mod timer;
 
 pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};
 pub use console::{Transcript, transcript};
+pub use event::{Event, Id};
 pub use queue::{AsyncQueue, QueueClosed};
 pub use scheduler::{CallbackId, Schedule, Scheduler};
 pub use timer::{Timer, TimerHeap};
