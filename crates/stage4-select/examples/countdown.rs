@@ -43,9 +43,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock =
-        Options::parse("countdown(5) and countup(20) as callbacks on the I/O scheduler").install();
+    let options = Options::parse("countdown(5) and countup(20) as callbacks on the I/O scheduler");
+    let clock = options.install();
     let s = Scheduler::new(clock).unwrap_or_else(|error| cli::exit_with_error(error));
     program(&s);
     s.run().unwrap_or_else(|error| cli::exit_with_error(error));
+    options.finish();
 }
