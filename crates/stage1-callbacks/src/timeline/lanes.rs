@@ -312,6 +312,7 @@ impl Reader {
 pub fn read(records: &[Record]) -> Timeline {
     let mut reader = Reader::default();
     reader.timeline.scheduler.name = "loop".to_owned();
+    reader.timeline.scheduler.label = Some("nothing to run".to_owned());
     for record in records {
         reader.read(record.at, &record.event);
     }

@@ -171,7 +171,12 @@ impl Canvas {
             (false, BarKind::Io) => "io",
             (false, BarKind::Wait) => "wait",
         };
-        let (from, to) = (self.x(bar.from), self.x(bar.to));
+        let (mut from, mut to) = (self.x(bar.from), self.x(bar.to));
+        if to - from > 8.0 {
+            // A little gap at each end, so that back-to-back sleeps stay two bars.
+            from += 2.0;
+            to -= 2.0;
+        }
         let width = (to - from).max(1.0);
         writeln!(
             self.out,
@@ -242,30 +247,28 @@ impl Canvas {
     }
 
     fn legend(&mut self, y: f64) {
-        let out = &mut self.out;
-        let items: [(&str, &str); 5] = [
-            (r#"<circle class="run" cx="6" cy="-4" r="3.5"/>"#, "runs"),
+        let rect = |class| {
+            format!(r#"<rect class="{class}" x="0" y="-9" width="22" height="10" rx="2"/>"#)
+        };
+        let items = [
             (
-                r#"<rect class="sleep" x="0" y="-9" width="22" height="10" rx="2"/>"#,
-                "sleeps",
+                r#"<circle class="run" cx="11" cy="-4" r="3.5"/>"#.to_owned(),
+                "runs",
             ),
+            (rect("sleep"), "sleeps"),
+            (rect("queue"), "waits on a queue"),
+            (rect("io"), "waits on a socket"),
             (
-                r#"<rect class="queue" x="0" y="-9" width="22" height="10" rx="2"/>"#,
-                "waits on a queue",
-            ),
-            (
-                r#"<rect class="io" x="0" y="-9" width="22" height="10" rx="2"/>"#,
-                "waits on a socket",
-            ),
-            (
-                r#"<line class="wake" x1="2" y1="-4" x2="16" y2="-4" marker-end="url(#arrow)"/>"#,
+                r#"<line class="wake" x1="3" y1="-4" x2="19" y2="-4" marker-end="url(#arrow)"/>"#
+                    .to_owned(),
                 "wakes",
             ),
+            (rect("idle-sleep"), "loop idle"),
         ];
         let mut x = 8.0;
         for (shape, word) in items {
-            writeln!(out, r#"<g transform="translate({x:.1},{y:.1})">{shape}<text x="28" y="0">{word}</text></g>"#).ok();
-            x += 40.0 + word.len() as f64 * 6.0;
+            writeln!(self.out, r#"<g transform="translate({x:.1},{y:.1})">{shape}<text x="28" y="0">{word}</text></g>"#).ok();
+            x += 36.0 + word.len() as f64 * 6.0;
         }
     }
 }
@@ -337,8 +340,17 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
         canvas.lane(lane, TOP + (i + 1) as f64 * LANE, false);
     }
     let mid = |lane: Option<usize>| TOP + lane.map_or(0.0, |i| (i + 1) as f64) * LANE + LANE / 2.0;
+    let mut previous = None;
+    let mut shift = 0.0;
     for arrow in &timeline.arrows {
-        let x = canvas.x(arrow.at);
+        // Wakes at the same moment side by side, a few pixels apart, not on top of each other.
+        shift = if previous == Some(arrow.at) {
+            shift + 4.0
+        } else {
+            0.0
+        };
+        previous = Some(arrow.at);
+        let x = canvas.x(arrow.at) + shift;
         let (from, to) = (mid(arrow.from), mid(Some(arrow.to)));
         let to = if to > from { to - 5.0 } else { to + 5.0 };
         writeln!(canvas.out, r#"<line class="wake" x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" marker-end="url(#arrow)"/>"#).ok();
