@@ -86,6 +86,7 @@ thread_local! {
 
 /// Make `console` this thread's console; returns the one it replaces.
 pub fn install(console: Console) -> Console {
+    crate::record::set_tracing(console.trace); // `event!` asks one flag, not the console
     CONSOLE.with(|c| c.replace(console))
 }
 

@@ -20,7 +20,7 @@ thread_local! {
 
 /// True when an event would be printed or recorded.
 pub fn enabled() -> bool {
-    console::tracing() || record::recording()
+    record::listening()
 }
 
 /// Print `event` as a trace line (with `--trace`) and record it (with `--timeline`). Use it

@@ -7,7 +7,7 @@
 //! recording is bounded ([`LIMIT`] events): a long run on the real clock keeps its first
 //! events and says that it stopped there, instead of growing without end.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 use std::time::Duration;
@@ -43,6 +43,28 @@ struct Recording {
 
 thread_local! {
     static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+    /// Who wants events on this thread: the trace, the recording, both or neither. One
+    /// `Cell` read answers `event!`'s question, so that an untraced run pays almost nothing
+    /// per step (the benchmarks run stages 1 to 4 untraced).
+    static LISTENING: Cell<u8> = const { Cell::new(0) };
+}
+
+const TRACE: u8 = 1;
+const RECORD: u8 = 2;
+
+fn listen(bit: u8, on: bool) {
+    LISTENING.with(|l| l.set(if on { l.get() | bit } else { l.get() & !bit }));
+}
+
+/// True when the trace or a recording wants events (what [`event!`](crate::event) asks).
+pub fn listening() -> bool {
+    LISTENING.with(|l| l.get() != 0)
+}
+
+/// Tell whether this thread's console prints trace lines (the console calls this when it
+/// is installed).
+pub fn set_tracing(on: bool) {
+    listen(TRACE, on);
 }
 
 /// Start recording this thread's events, stamped by `clock`. A recording already running is
@@ -54,10 +76,12 @@ pub fn start(clock: Rc<dyn Clock>) {
             records: Records::default(),
         })
     });
+    listen(RECORD, true);
 }
 
 /// Stop recording and return what was recorded (nothing, if no recording was on).
 pub fn stop() -> Records {
+    listen(RECORD, false);
     RECORDING.with(|r| r.borrow_mut().take().map(|r| r.records).unwrap_or_default())
 }
 

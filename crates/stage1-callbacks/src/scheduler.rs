@@ -222,8 +222,10 @@ impl Scheduler {
 
     /// Report that callback `id` runs, and remember it as the one running.
     fn report_run(&self, id: CallbackId) {
-        event!(self.queues());
-        event!(Event::Run { id: id.into() });
+        if crate::emit::enabled() {
+            crate::emit::emit(self.queues());
+            crate::emit::emit(Event::Run { id: id.into() });
+        }
         self.inner.running.set(Some(id));
     }
 }

@@ -263,8 +263,10 @@ impl Scheduler {
 
     /// Report that callback `id` runs.
     fn report_run(&self, id: CallbackId) {
-        event!(self.queues());
-        event!(Event::Run { id: id.into() });
+        if stage1::emit::enabled() {
+            stage1::emit::emit(self.queues());
+            stage1::emit::emit(Event::Run { id: id.into() });
+        }
     }
 }
 
