@@ -59,11 +59,13 @@ pub fn program(lp: &EventLoop) -> Result<(), Error> {
 // ANCHOR_END: program
 
 fn main() {
-    let clock = Options::parse("countdown(5) and countup(20) as tasks on the event loop").install();
+    let options = Options::parse("countdown(5) and countup(20) as tasks on the event loop");
+    let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
     let _ = lp.close();
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }

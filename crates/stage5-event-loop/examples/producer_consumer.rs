@@ -64,12 +64,13 @@ pub fn program(lp: &EventLoop) -> Result<(), Error> {
 }
 
 fn main() {
-    let clock =
-        Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue").install();
+    let options = Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue");
+    let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
     let _ = lp.close();
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }
