@@ -152,6 +152,21 @@ fn the_books_timelines_are_what_the_code_draws() {
 }
 
 #[test]
+fn every_committed_timeline_has_a_row() {
+    // A picture nobody draws any more would never be checked again: delete it, or add its row.
+    let folder = committed("");
+    let mut stale = Vec::new();
+    for entry in std::fs::read_dir(&folder).expect("docs/src/timelines exists") {
+        let name = entry.expect("a readable folder").file_name();
+        let name = name.to_string_lossy();
+        if !PICTURES.iter().any(|p| p.file == name) {
+            stale.push(name.into_owned());
+        }
+    }
+    assert!(stale.is_empty(), "timelines no test draws: {stale:?}");
+}
+
+#[test]
 fn drawing_is_deterministic() {
     // The comparison above is only fair if the same run always draws the same picture:
     // the scripted I/O, with its real sockets, most of all.
