@@ -23,6 +23,7 @@ import json
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -195,6 +196,8 @@ def chapters(book):
 
 
 def main():
+    # A `timeout` that stops us must not orphan the browser: exit through `finally`.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     book, screens = sys.argv[1], sys.argv[2]
