@@ -1,6 +1,6 @@
 //! Reporting a scheduler step (book introduction, "Reading a trace"). No seed section.
 //!
-//! A scheduler reports a step with [`event!`](crate::event): `event!(Event::Run { id })`.
+//! A scheduler reports a step with [`event!`](macro@crate::event): `event!(Event::Run { id })`.
 //! The one event goes to both places that want it: printed as a `--trace` line by the
 //! console (marked `~`), and kept by the recording for `--timeline`. When neither is on,
 //! the macro does not even build the event, so an untraced run pays one check per step.
@@ -24,7 +24,7 @@ pub fn enabled() -> bool {
 }
 
 /// Print `event` as a trace line (with `--trace`) and record it (with `--timeline`). Use it
-/// through [`event!`](crate::event).
+/// through [`event!`](macro@crate::event).
 pub fn emit(event: Event) {
     if let Event::Iteration(n) = event {
         ITERATION.set(Some(n));

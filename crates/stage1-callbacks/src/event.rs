@@ -3,7 +3,7 @@
 //! themselves; this is the project's own instrument, shared by every stage.
 //!
 //! A scheduler reports each step it takes (queue a callback, run it, sleep until a
-//! deadline, wake a task, ...) as one [`Event`], through [`event!`](crate::event). The
+//! deadline, wake a task, ...) as one [`Event`], through [`event!`](macro@crate::event). The
 //! same event becomes two things:
 //!
 //! - a line of `--trace` output: [`Event`]'s `Display` is that line, so the words of the

@@ -15,7 +15,7 @@
 //! | [`scheduler`] | ready queue, sleeping heap, `run` | stage 3 runs tasks on it |
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
 //! | [`console`] | `say!`, `trace!`, transcripts | every example prints through it |
-//! | [`event`], [`emit`] | the scheduler's steps as data: `event!` | every stage reports through it |
+//! | [`event`](mod@event), [`emit`] | the scheduler's steps as data: `event!` | every stage reports through it |
 //! | [`record`], [`timeline`] | recording a run, drawing it as SVG (`--timeline`) | every stage's pictures |
 //! | [`cli`] | the flags of every example | every example parses them |
 //! | [`net`] | listening, replying | every echo server |

@@ -56,7 +56,7 @@ fn listen(bit: u8, on: bool) {
     LISTENING.with(|l| l.set(if on { l.get() | bit } else { l.get() & !bit }));
 }
 
-/// True when the trace or a recording wants events (what [`event!`](crate::event) asks).
+/// True when the trace or a recording wants events (what [`event!`](macro@crate::event) asks).
 pub fn listening() -> bool {
     LISTENING.with(|l| l.get() != 0)
 }
