@@ -18,6 +18,16 @@
 //!
 //! A few events draw nothing and only print ([`Event::Note`]); a few draw and never print
 //! ([`Event::Queues`], [`Event::Say`], [`Event::Iteration`]).
+//!
+//! An event loop with handles, tasks and iterations (stage 5) reports the same way:
+//! [`Event::Iteration`] at the start of each `run_once` (every trace line after it is
+//! prefixed `[n] `), a handle as [`Id::Callback`], a task as [`Id::Task`];
+//! [`Event::CallSoon`]/[`Event::CallLater`] when a handle is scheduled, [`Event::Select`]
+//! before it waits, [`Event::IoReady`] and [`Event::TimerDue`] for what it makes ready,
+//! [`Event::Run`] for each handle it runs, [`Event::Queues`] once per iteration;
+//! [`Event::NewTask`], [`Event::Step`], [`Event::Finished`] for tasks, and for a wait
+//! [`Event::QueueWait`] or [`Event::IoWait`], then [`Event::Suspend`], then
+//! [`Event::Wake`] from whatever wakes it. Its own step lines are [`Event::Note`]s.
 
 use std::fmt;
 use std::time::Duration;
