@@ -1,12 +1,14 @@
 //! Timelines: a picture of a run on its clock, drawn from the events `--trace` prints (book
 //! introduction, "Timelines"). No seed section: the project's own instrument.
 //!
-//! [`lanes`] reads the recorded events into lanes, bars and arrows; [`svg`] draws those as
-//! an SVG document. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
+//! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`];
+//! [`svg`] draws those as an SVG document, in the look of [`style`]. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
 //! picture when the run ends; the book's pictures are drawn by the root test
 //! `tests/timelines.rs` with [`capture`] and [`draw`], on the virtual clock.
 
 pub mod lanes;
+pub mod model;
+pub mod style;
 pub mod svg;
 
 use std::fmt;
@@ -18,7 +20,8 @@ use crate::clock::Clock;
 use crate::console::Transcript;
 use crate::record::{self, Records};
 
-pub use lanes::{Timeline, read};
+pub use lanes::read;
+pub use model::Timeline;
 
 /// Why a timeline could not be written.
 #[derive(Debug)]

@@ -12,7 +12,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::lanes::{Bar, BarKind, Lane, Timeline};
+use super::model::{Bar, BarKind, Lane, Timeline};
+use super::style::{STYLE, clip, escape, tick_step};
 
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
@@ -20,89 +21,6 @@ const X1: f64 = 735.0;
 const TOP: f64 = 30.0;
 const LANE: f64 = 22.0;
 const CHART: f64 = 34.0;
-
-const STYLE: &str = "
-text { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; font-size: 11px; fill: #1f2328; }
-.title { font-size: 13px; font-weight: 600; }
-.name { font-family: ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace; font-weight: 600; }
-.muted { fill: #57606a; }
-.bg { fill: #ffffff; stroke: #d0d7de; }
-.grid { stroke: #d8dee4; stroke-width: 1; }
-.run { fill: #1a7f37; }
-.end { stroke: #1f2328; stroke-width: 2; }
-.sleep { fill: #b6d4fe; stroke: #5b9bf0; }
-.queue { fill: url(#hatch); stroke: #bf8700; }
-.hatch { stroke: #d4a72c; stroke-width: 1.5; }
-.io { fill: #efe3ff; stroke: #8250df; stroke-dasharray: 4 2; }
-.wait { fill: none; stroke: #57606a; stroke-dasharray: 1 2; }
-.idle-sleep { fill: #eaeef2; stroke: #afb8c1; }
-.idle-io { fill: #f6f0ff; stroke: #8250df; stroke-dasharray: 4 2; }
-.wake { stroke: #cf222e; stroke-width: 1.5; fill: none; }
-.head { fill: #cf222e; }
-.ready { stroke: #1a7f37; stroke-width: 1.5; fill: none; }
-.timers { stroke: #0969da; stroke-width: 1.5; fill: none; }
-@media (prefers-color-scheme: dark) {
-  text { fill: #e6edf3; }
-  .muted { fill: #9198a1; }
-  .bg { fill: #0d1117; stroke: #3d444d; }
-  .grid { stroke: #30363d; }
-  .run { fill: #3fb950; }
-  .end { stroke: #e6edf3; }
-  .sleep { fill: #1f3a5f; stroke: #4493f8; }
-  .queue { stroke: #d29922; }
-  .hatch { stroke: #9e6a03; }
-  .io { fill: #2a1d4a; stroke: #ab7df8; }
-  .wait { stroke: #9198a1; }
-  .idle-sleep { fill: #21262d; stroke: #3d444d; }
-  .idle-io { fill: #231a3a; stroke: #ab7df8; }
-  .wake { stroke: #ff7b72; }
-  .head { fill: #ff7b72; }
-  .ready { stroke: #3fb950; }
-  .timers { stroke: #4493f8; }
-}
-";
-
-/// `text` with the five characters XML reserves escaped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// At most `max` characters of `text`, with `…` if cut.
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(max - 1).collect();
-    cut.push('…');
-    cut
-}
-
-/// A tick spacing that gives at most a dozen ticks over `end` seconds.
-fn tick_step(end: f64) -> f64 {
-    let steps = [
-        0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
-    ];
-    let mut scale = 1.0;
-    loop {
-        for step in steps {
-            if end / (step * scale) <= 12.0 {
-                return step * scale;
-            }
-        }
-        scale *= 10.0;
-    }
-}
 
 struct Canvas {
     out: String,
@@ -370,21 +288,6 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn text_is_escaped_and_clipped() {
-        assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
-        assert_eq!(clip("Producing 10", 20), "Producing 10");
-        assert_eq!(clip("client got: Got:hello", 8), "client …");
-    }
-
-    #[test]
-    fn ticks_stay_few() {
-        assert_eq!(tick_step(20.0), 2.0);
-        assert_eq!(tick_step(10.0), 1.0);
-        assert_eq!(tick_step(3.5), 0.5);
-        assert_eq!(tick_step(300.0), 50.0);
-    }
 
     #[test]
     fn an_empty_timeline_is_still_a_picture() {
