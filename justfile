@@ -38,7 +38,7 @@ diff A B:
 echo-cost *STAGES:
     bash bench/echo-cost.sh {{STAGES}}
 
-# The benchmarks of issue 8 (about 6 minutes on 2 cores): writes docs/src/benchmarks.md.
+# The benchmarks (about 7 minutes on 2 cores): writes docs/src/benchmarks.md.
 bench:
     bash bench/run.sh
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The benchmarks of issue 8: every system on every workload it can do, in several rounds,
+# The benchmarks: every system on every workload it can do, in several rounds,
 # and one page of tables (docs/src/benchmarks.md).
 #
-#   bash bench/run.sh                  the full run: about 6 minutes on 2 cores
+#   bash bench/run.sh                  the full run: about 7 minutes on 2 cores
 #   BENCH_QUICK=1 bash bench/run.sh    everything once at reduced sizes, under a minute, to
 #                                      check the script; writes target/bench/benchmarks.md
 #   just bench / just bench-quick      the same

@@ -5,7 +5,11 @@
 //! - every stage ships the three examples every learner can run in any stage;
 //! - every crate's lib doc links its chapter of the built book, and the chapter exists;
 //! - every `{{#include path:anchor}}` in `docs/` names a file that exists and an anchor
-//!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it.
+//!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it;
+//! - every picture in `docs/` (`![alt](path)`) names a file that exists, and has an alt text.
+//!
+//! (`scripts/check-book.sh` checks the built book in a browser as well; these are the
+//! checks a plain `cargo test` can make.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -164,6 +168,61 @@ fn every_book_include_names_a_file_and_anchor_that_exist() {
         problems.is_empty(),
         "broken includes:\n{}",
         problems.join("\n")
+    );
+}
+
+/// The `![alt](path)` pictures of a Markdown text: (alt, path).
+fn pictures(text: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("![") {
+        let after = &rest[start + 2..];
+        let Some(close) = after.find("](") else { break };
+        let Some(end) = after[close + 2..].find(')') else {
+            break;
+        };
+        found.push((
+            after[..close].to_owned(),
+            after[close + 2..close + 2 + end].to_owned(),
+        ));
+        rest = &after[close + 2 + end..];
+    }
+    found
+}
+
+#[test]
+fn every_book_picture_exists_and_says_what_it_shows() {
+    let mut md = Vec::new();
+    files(&root().join("docs/src"), "md", &mut md);
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for chapter in &md {
+        for (alt, path) in pictures(&fs::read_to_string(chapter).unwrap()) {
+            count += 1;
+            if !chapter.parent().unwrap().join(&path).is_file() {
+                problems.push(format!("{}: no picture {path}", chapter.display()));
+            }
+            if alt.trim().is_empty() {
+                problems.push(format!("{}: {path} has no alt text", chapter.display()));
+            }
+        }
+    }
+    assert!(count > 0, "the book shows no picture at all");
+    assert!(
+        problems.is_empty(),
+        "broken pictures:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn picture_parsing() {
+    assert_eq!(
+        pictures("a ![one](x.svg) b ![](y/z.svg) [not](a picture)"),
+        [
+            ("one".to_owned(), "x.svg".to_owned()),
+            (String::new(), "y/z.svg".to_owned())
+        ]
     );
 }
 

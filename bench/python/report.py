@@ -225,7 +225,7 @@ def hold_table(records, out, errors, conns):
 
 
 def targets_table(inproc, echo, hold, out):
-    """The newest stage measured, against the stage 5 targets of issue 8."""
+    """The newest stage measured, against the targets set for stage 5."""
     stages = sorted(
         {key[1] for key in list(inproc) + list(echo) if re.fullmatch(r"stage\d+", key[1])}
         | {key[0] for key in hold if re.fullmatch(r"stage\d+", key[0])},
@@ -263,7 +263,7 @@ def targets_table(inproc, echo, hold, out):
         rows.append(f"| W6 bytes per idle connection | ≤ 1024 B | {b:,.0f} B | {'met' if b <= 1024 else 'not met'} |")
     else:
         rows.append("| W6 bytes per idle connection | ≤ 1024 B | not measured | |")
-    out.append(f"### {stage} against the stage 5 targets of issue 8\n")
+    out.append(f"### {stage} against the targets set for stage 5\n")
     if stage != "stage5":
         out.append(f"Stage 5 is not measured yet; these are the targets applied to {stage}, "
                    "the newest stage that is.\n")

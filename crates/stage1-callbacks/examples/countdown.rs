@@ -51,8 +51,10 @@ pub fn program(s: &Scheduler) {
 // ANCHOR_END: program
 
 fn main() {
-    let clock = Options::parse("countdown(5) and countup(20) as callbacks").install();
+    let options = Options::parse("countdown(5) and countup(20) as callbacks");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

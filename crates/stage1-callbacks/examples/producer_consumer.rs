@@ -60,8 +60,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock = Options::parse("producer(q, 10) and a consumer through a callback queue").install();
+    let options = Options::parse("producer(q, 10) and a consumer through a callback queue");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

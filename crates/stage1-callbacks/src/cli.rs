@@ -6,6 +6,8 @@
 //! - `--timestamps`: each line prefixed with scheduler time, `  4.000 | Down 4`;
 //! - `--virtual-time`: the virtual clock (no real waiting); implies `--timestamps`;
 //! - `--trace`: the scheduler's own steps too, marked with `~`;
+//! - `--timeline FILE.svg`: a picture of the run, drawn from the same steps, written to
+//!   `FILE.svg` when the program ends ([`crate::timeline`]);
 //! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
 //!
 //! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
@@ -13,15 +15,17 @@
 
 use std::ffi::OsString;
 use std::fmt::Display;
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::clock::{Clock, RealClock, VirtualClock};
 use crate::console::{self, Console};
+use crate::timeline;
 
 pub use lexopt;
 
 /// The output contract's flags, parsed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// `--timestamps` (or implied by `--virtual-time`).
     pub timestamps: bool,
@@ -29,6 +33,8 @@ pub struct Options {
     pub virtual_time: bool,
     /// `--trace`.
     pub trace: bool,
+    /// `--timeline FILE`: where to draw the run.
+    pub timeline: Option<PathBuf>,
 }
 
 const COMMON_USAGE: &str = "\
@@ -36,6 +42,7 @@ Options:
       --timestamps     prefix each line with scheduler time, as in `  4.000 | Down 4`
       --virtual-time   run on the virtual clock: no real waiting (implies --timestamps)
       --trace          also print the scheduler's own steps (lines marked with ~)
+      --timeline FILE  when the program ends, draw its run as an SVG picture in FILE
   -h, --help           print this help";
 
 /// What parsing found: options to run with, or a request for help.
@@ -98,6 +105,7 @@ impl Options {
                     options.timestamps = true;
                 }
                 Long("trace") => options.trace = true,
+                Long("timeline") => options.timeline = Some(parser.value()?.into()),
                 Long("help") | Short('h') => return Ok(Parsed::Help),
                 Long(name) => {
                     let name = name.to_owned();
@@ -122,10 +130,26 @@ impl Options {
 
     /// Make the clock, point this thread's console at standard output as the flags ask,
     /// and return the clock for the scheduler to run on.
+    ///
+    /// With `--timeline`, also start recording (and create the file now, so that a path
+    /// that cannot be written is an error before the run, not after it).
     pub fn install(&self) -> Rc<dyn Clock> {
         let clock = self.clock();
         console::install(Console::stdout(clock.clone(), self.timestamps, self.trace));
+        if let Some(path) = &self.timeline {
+            timeline::start(path, clock.clone()).unwrap_or_else(|error| exit_with_error(error));
+        }
         clock
+    }
+
+    /// The end of the output contract, called when the program has run: with
+    /// `--timeline FILE`, draw the recorded run into `FILE` (exit code 1 if it cannot be
+    /// written).
+    pub fn finish(&self) {
+        if let Some(path) = &self.timeline {
+            timeline::finish(path, self.virtual_time)
+                .unwrap_or_else(|error| exit_with_error(error));
+        }
     }
 }
 
@@ -168,6 +192,16 @@ mod tests {
     #[test]
     fn no_flags_means_the_seeds_plain_output() {
         assert_eq!(parse(&[]).unwrap(), Parsed::Run(Options::default()));
+    }
+
+    #[test]
+    fn timeline_takes_a_file() {
+        let Parsed::Run(options) = parse(&["--timeline", "run.svg"]).unwrap() else {
+            panic!("expected options");
+        };
+        assert_eq!(options.timeline, Some(PathBuf::from("run.svg")));
+        let error = parse(&["--timeline"]).unwrap_err().to_string();
+        assert!(error.contains("--timeline"), "{error}");
     }
 
     #[test]

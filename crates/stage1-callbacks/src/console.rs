@@ -172,12 +172,14 @@ thread_local! {
 
 /// Make `console` this thread's console; returns the one it replaces.
 pub fn install(console: Console) -> Console {
+    crate::record::set_tracing(console.trace); // `event!` asks one flag, not the console
     CONSOLE.with(|c| c.replace(console))
 }
 
 /// Write one line of program output. Use it through [`say!`](crate::say).
 pub fn say(args: fmt::Arguments<'_>) {
     CONSOLE.with(|c| c.borrow().write('|', args));
+    crate::record::say(args); // for `--timeline`: the line names the lane that said it
 }
 
 /// True when scheduler steps should be reported (`--trace`).

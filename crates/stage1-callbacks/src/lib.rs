@@ -16,6 +16,8 @@
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
 //! | [`console`] | `say!`, `trace!`, `warn!`, transcripts | every example prints through it |
 //! | [`output`] | a writer thread, so that printing never blocks the loop | behind every `say!` |
+//! | [`event`](mod@event), [`emit`] | the scheduler's steps as data: `event!` | every stage reports through it |
+//! | [`record`], [`timeline`] | recording a run, drawing it as SVG (`--timeline`) | every stage's pictures |
 //! | [`cli`] | the flags of every example | every example parses them |
 //! | [`net`] | listening, replying | every echo server |
 //!
@@ -24,15 +26,20 @@
 pub mod cli;
 pub mod clock;
 pub mod console;
+pub mod emit;
+pub mod event;
 pub mod net;
 pub mod output;
 pub mod queue;
+pub mod record;
 pub mod scheduler;
+pub mod timeline;
 pub mod timer;
 
 pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};
 pub use console::{Transcript, transcript};
+pub use event::{Event, Id};
 pub use queue::{AsyncQueue, QueueClosed};
 pub use scheduler::{CallbackId, Schedule, Scheduler};
 pub use timer::{Timer, TimerHeap};

@@ -95,6 +95,15 @@ impl EchoSetup {
             }
             echo.flag(flag, args)
         });
+        if options.timeline.is_some() {
+            // A picture is drawn when a program ends, and a server ends only when it is
+            // killed: refuse the flag rather than promise a file that never comes.
+            eprintln!(
+                "error: --timeline: an echo server serves until it is interrupted, so it would \
+                 never draw its timeline (stage 4's scripted I/O test draws one)"
+            );
+            std::process::exit(2);
+        }
         let clock = options.install();
         let listener = listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
         if let Ok(addr) = listener.local_addr() {

@@ -20,8 +20,9 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 
+use crate::event;
+use crate::event::{Event, Id};
 use crate::scheduler::Scheduler;
-use crate::trace;
 
 /// The queue was closed: no item will ever come (from `get`), or no more may be put.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,12 @@ impl std::error::Error for QueueClosed {}
 /// with `QueueClosed`.
 type Waiter<T> = Box<dyn FnOnce(&Scheduler, Result<T, QueueClosed>)>;
 
+/// A waiting consumer: its callback, and the callback that asked (for the trace).
+struct Waiting<T> {
+    asked_by: Option<Id>,
+    waiter: Waiter<T>,
+}
+
 /// A FIFO queue whose consumers wait by leaving a callback. Cloning gives another handle
 /// to the same queue.
 pub struct AsyncQueue<T> {
@@ -47,7 +54,7 @@ pub struct AsyncQueue<T> {
 
 struct State<T> {
     items: VecDeque<T>,
-    waiting: VecDeque<Waiter<T>>, // never non-empty while `items` is non-empty
+    waiting: VecDeque<Waiting<T>>, // never non-empty while `items` is non-empty
     closed: bool,
 }
 
@@ -87,16 +94,16 @@ impl<T: 'static> AsyncQueue<T> {
         }
         match state.waiting.pop_front() {
             // Hand the item straight to the waiter: nobody else can take it in between.
-            Some(waiter) => {
-                trace!("queue put: hand the item to a waiting consumer");
+            Some(Waiting { asked_by, waiter }) => {
+                wake(asked_by, "queue put");
                 s.call_soon(move |s| waiter(s, Ok(item)));
             }
             None => {
                 state.items.push_back(item);
-                trace!(
-                    "queue put: no consumer waiting, {} queued",
-                    state.items.len()
-                );
+                let queued = state.items.len();
+                event!(Event::note(format!(
+                    "queue put: no consumer waiting, {queued} queued"
+                )));
             }
         }
         Ok(())
@@ -114,17 +121,21 @@ impl<T: 'static> AsyncQueue<T> {
         let mut state = self.state.borrow_mut();
         if let Some(item) = state.items.pop_front() {
             // Popped now, not when the callback runs: the seed's bug is popping later.
-            trace!("queue get: an item is there");
+            event!(Event::note("queue get: an item is there"));
             s.call_soon(move |s| callback(s, Ok(item)));
         } else if state.closed {
-            trace!("queue get: closed and empty");
+            event!(Event::note("queue get: closed and empty"));
             s.call_soon(move |s| callback(s, Err(QueueClosed)));
         } else {
-            state.waiting.push_back(Box::new(callback));
-            trace!(
-                "queue get: empty, consumer waits ({} waiting)",
-                state.waiting.len()
-            );
+            let asked_by = s.running().map(Id::from);
+            state.waiting.push_back(Waiting {
+                asked_by,
+                waiter: Box::new(callback),
+            });
+            event!(Event::QueueWait {
+                who: asked_by,
+                waiting: state.waiting.len()
+            });
         }
     }
     // ANCHOR_END: get
@@ -135,11 +146,12 @@ impl<T: 'static> AsyncQueue<T> {
     pub fn close(&self, s: &Scheduler) {
         let mut state = self.state.borrow_mut();
         state.closed = true;
-        trace!(
-            "queue close: tell each waiting consumer ({}) QueueClosed",
-            state.waiting.len()
-        );
-        for waiter in state.waiting.drain(..) {
+        let waiting = state.waiting.len();
+        event!(Event::note(format!(
+            "queue close: tell each waiting consumer ({waiting}) QueueClosed"
+        )));
+        for Waiting { asked_by, waiter } in state.waiting.drain(..) {
+            wake(asked_by, "queue close");
             s.call_soon(move |s| waiter(s, Err(QueueClosed)));
         }
     }
@@ -158,6 +170,13 @@ impl<T: 'static> AsyncQueue<T> {
     /// How many consumers wait for an item.
     pub fn waiters(&self) -> usize {
         self.state.borrow().waiting.len()
+    }
+}
+
+/// Report that the consumer `asked_by` is woken (its callback is scheduled next).
+fn wake(asked_by: Option<Id>, by: &'static str) {
+    if let Some(to) = asked_by {
+        event!(Event::Wake { to, by });
     }
 }
 

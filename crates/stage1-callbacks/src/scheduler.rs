@@ -24,8 +24,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::clock::Clock;
+use crate::event;
+use crate::event::{Event, Id};
 use crate::timer::TimerHeap;
-use crate::trace;
 
 /// A scheduled callback, with the number the trace knows it by. The seed's callbacks are
 /// Python functions of no arguments; ours take the scheduler `S` that runs them, which
@@ -53,13 +54,19 @@ impl<S> Callback<S> {
 }
 
 /// The number a scheduler gives each callback it accepts, in order; the trace shows it as
-/// `#n`.
+/// `cn` (`c3`), in the id scheme every stage shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CallbackId(pub u64);
 
 impl fmt::Display for CallbackId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
+        Id::from(*self).fmt(f)
+    }
+}
+
+impl From<CallbackId> for Id {
+    fn from(id: CallbackId) -> Id {
+        Id::Callback(id.0)
     }
 }
 
@@ -90,6 +97,7 @@ struct Inner {
     ready: RefCell<VecDeque<Callback<Scheduler>>>, // to run now, first in first out
     sleeping: RefCell<TimerHeap<Callback<Scheduler>>>, // to run later, earliest first
     next_id: Cell<u64>,
+    running: Cell<Option<CallbackId>>, // the callback running now, for the trace
 }
 // ANCHOR_END: state
 
@@ -102,6 +110,7 @@ impl Scheduler {
                 ready: RefCell::new(VecDeque::new()),
                 sleeping: RefCell::new(TimerHeap::new()),
                 next_id: Cell::new(0),
+                running: Cell::new(None),
             }),
         }
     }
@@ -127,7 +136,7 @@ impl Scheduler {
     pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
         let callback = self.wrap(callback);
         let id = callback.id;
-        trace!("call_soon {id}");
+        event!(Event::CallSoon { id: id.into() });
         self.inner.ready.borrow_mut().push_back(callback);
         id
     }
@@ -146,14 +155,20 @@ impl Scheduler {
         // `saturating_add`: a delay of `Duration::MAX` means "never", not an overflow panic.
         let deadline = self.time().saturating_add(delay);
         let sequence = self.inner.sleeping.borrow_mut().push(deadline, callback);
-        trace!(
-            "call_later {id} in {:.3} s: due {:.3}, seq {sequence}",
-            delay.as_secs_f64(),
-            deadline.as_secs_f64()
-        );
+        event!(Event::CallLater {
+            id: id.into(),
+            delay,
+            due: deadline,
+            seq: sequence
+        });
         id
     }
     // ANCHOR_END: call_later
+
+    /// The callback running now, if any: who is asking, for a trace that wants to say.
+    pub fn running(&self) -> Option<CallbackId> {
+        self.inner.running.get()
+    }
 
     /// How many callbacks are ready to run and how many are sleeping.
     pub fn pending(&self) -> (usize, usize) {
@@ -168,16 +183,16 @@ impl Scheduler {
     pub fn run(&self) {
         loop {
             if self.inner.ready.borrow().is_empty() {
+                event!(self.queues());
                 // Nothing to do now: wait for the earliest sleeper, then make it ready.
                 let Some(timer) = self.inner.sleeping.borrow_mut().pop() else {
                     break; // nothing sleeping either: done
                 };
-                trace!(
-                    "ready queue empty: wait until {:.3} for {} (seq {})",
-                    timer.deadline.as_secs_f64(),
-                    timer.item.id,
-                    timer.sequence
-                );
+                event!(Event::WaitTimer {
+                    until: timer.deadline,
+                    id: timer.item.id.into(),
+                    seq: timer.sequence
+                });
                 self.inner.clock.sleep_until(timer.deadline);
                 self.inner.ready.borrow_mut().push_back(timer.item);
             }
@@ -186,13 +201,33 @@ impl Scheduler {
             loop {
                 let next = self.inner.ready.borrow_mut().pop_front();
                 let Some(callback) = next else { break };
-                trace!("run {}", callback.id);
+                self.report_run(callback.id); // `run c3` in the trace
                 callback.call(self);
             }
         }
-        trace!("run: nothing ready, nothing sleeping: done");
+        self.inner.running.set(None);
+        event!(Event::Done {
+            why: "nothing ready, nothing sleeping"
+        });
     }
     // ANCHOR_END: run
+}
+
+impl Scheduler {
+    /// How long the queues are, as the timeline's charts show them.
+    fn queues(&self) -> Event {
+        let (ready, timers) = self.pending();
+        Event::Queues { ready, timers }
+    }
+
+    /// Report that callback `id` runs, and remember it as the one running.
+    fn report_run(&self, id: CallbackId) {
+        if crate::emit::enabled() {
+            crate::emit::emit(self.queues());
+            crate::emit::emit(Event::Run { id: id.into() });
+        }
+        self.inner.running.set(Some(id));
+    }
 }
 
 impl Schedule for Scheduler {
@@ -311,7 +346,7 @@ mod tests {
         let (s, _) = setup();
         assert_eq!(s.call_soon(|_| {}), CallbackId(1));
         assert_eq!(s.call_later(Duration::from_secs(1), |_| {}), CallbackId(2));
-        assert_eq!(CallbackId(2).to_string(), "#2");
+        assert_eq!(CallbackId(2).to_string(), "c2");
         s.run();
         assert_eq!(s.pending(), (0, 0));
     }

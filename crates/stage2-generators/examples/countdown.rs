@@ -45,8 +45,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock = Options::parse("countdown(5) and countup(20) as coroutines").install();
+    let options = Options::parse("countdown(5) and countup(20) as coroutines");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

@@ -15,7 +15,7 @@
 //! cargo run -p stage2 --example generators -- --virtual-time --async --trace
 //! ```
 //!
-//! Look for: in the trace, each `resume #n` prints exactly one line; then the task goes to
+//! Look for: in the trace, each `step tN` prints exactly one line; then the task goes to
 //! the back of the queue.
 
 use stage2::generator::{self, Countdown, Countup};
@@ -78,4 +78,5 @@ fn main() {
     } else {
         by_hand();
     }
+    options.finish();
 }

@@ -43,9 +43,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock =
-        Options::parse("producer(q, 10) and a consumer through an awaitable queue").install();
+    let options = Options::parse("producer(q, 10) and a consumer through an awaitable queue");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use stage1::{say, trace};
+use stage1::{Event, Id, event, say};
 
 /// What a generator did when resumed: paused at a `yield`, or ran to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,17 +143,19 @@ impl Scheduler {
     /// Queue a generator to be run.
     pub fn new_task(&mut self, task: impl Generator + 'static) {
         self.next_id += 1;
-        trace!("new_task #{}", self.next_id);
+        event!(Event::NewTask {
+            task: Id::Task(self.next_id)
+        });
         self.ready.push_back((self.next_id, Box::new(task)));
     }
 
     /// Resume each task in turn, re-queueing it until it completes.
     pub fn run(&mut self) {
         while let Some((id, mut task)) = self.ready.pop_front() {
-            trace!("resume #{id}");
+            event!(Event::Step { task: Id::Task(id) }); // the seed's `next(task)`
             match task.resume() {
                 GeneratorState::Yielded => self.ready.push_back((id, task)),
-                GeneratorState::Complete => trace!("#{id} complete"),
+                GeneratorState::Complete => event!(Event::Finished { task: Id::Task(id) }),
             }
         }
     }

@@ -35,5 +35,6 @@ pub use switch::{Switch, switch};
 /// Stage 1's pieces that every stage-2 program uses, re-exported so an example needs one
 /// `use stage2::...`.
 pub use stage1::{
-    Clock, Options, RealClock, Transcript, VirtualClock, cli, console, net, say, trace, transcript,
+    Clock, Event, Id, Options, RealClock, Transcript, VirtualClock, cli, console, event, net, say,
+    timeline, trace, transcript,
 };

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 pub use stage1::QueueClosed;
-use stage1::trace;
+use stage1::{Event, event};
 
 use crate::runtime::{self, Suspended};
 use crate::switch::switch;
@@ -93,7 +93,10 @@ impl<T> AsyncQueue<T> {
                 if state.closed {
                     return Err(QueueClosed);
                 }
-                trace!("queue get: empty, the task waits");
+                event!(Event::QueueWait {
+                    who: None, // the task says so itself, in `suspend`
+                    waiting: state.waiting.len() + 1
+                });
                 // The seed's `waiting.append(sched.current); sched.current = None`.
                 state.waiting.push_back(runtime::suspend());
             } // the borrow ends before we switch away
@@ -111,7 +114,10 @@ impl<T> AsyncQueue<T> {
             state.closed = true;
             state.waiting.drain(..).collect()
         };
-        trace!("queue close: wake every waiting task ({})", waiters.len());
+        let waiting = waiters.len();
+        event!(Event::note(format!(
+            "queue close: wake every waiting task ({waiting})"
+        )));
         for waiter in waiters {
             waiter.resume();
         }

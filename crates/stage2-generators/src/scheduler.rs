@@ -31,20 +31,27 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use stage1::{Clock, TimerHeap, trace};
+use stage1::{Clock, Event, Id, TimerHeap, event};
 
 use crate::runtime::{self, Runtime, Suspended};
 
 /// A coroutine as the scheduler holds it: any future of `()`, boxed and pinned.
 pub type Coroutine = Pin<Box<dyn Future<Output = ()>>>;
 
-/// The number a scheduler gives each task, in order; the trace shows it as `#n`.
+/// The number a scheduler gives each task, in order; the trace shows it as `tn` (`t2`), in
+/// the id scheme every stage shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TaskId(pub u64);
 
 impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
+        Id::from(*self).fmt(f)
+    }
+}
+
+impl From<TaskId> for Id {
+    fn from(id: TaskId) -> Id {
+        Id::Task(id.0)
     }
 }
 
@@ -89,7 +96,7 @@ impl Scheduler {
     pub fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> TaskId {
         let id = TaskId(self.inner.next_id.get() + 1);
         self.inner.next_id.set(id.0);
-        trace!("new_task {id}");
+        event!(Event::NewTask { task: id.into() });
         self.inner
             .tasks
             .borrow_mut()
@@ -110,7 +117,9 @@ impl Scheduler {
         runtime::enter(inner.clone(), || inner.run());
         let stuck = self.tasks();
         if stuck > 0 {
-            trace!("run: {stuck} task(s) left waiting for something that never came");
+            event!(Event::note(format!(
+                "run: {stuck} task(s) left waiting for something that never came"
+            )));
         }
     }
     // ANCHOR_END: run
@@ -120,22 +129,33 @@ impl Inner {
     fn run(&self) {
         loop {
             if self.ready.borrow().is_empty() {
+                event!(self.queues());
                 let Some(timer) = self.sleeping.borrow_mut().pop() else {
                     break;
                 };
-                trace!(
-                    "ready queue empty: wait until {:.3} for {} (seq {})",
-                    timer.deadline.as_secs_f64(),
-                    timer.item,
-                    timer.sequence
-                );
+                event!(Event::WaitTimer {
+                    until: timer.deadline,
+                    id: timer.item.into(),
+                    seq: timer.sequence
+                });
                 self.clock.sleep_until(timer.deadline);
                 self.ready.borrow_mut().push_back(timer.item);
             }
             let id = self.ready.borrow_mut().pop_front().expect("checked above");
+            event!(self.queues());
             self.step(id);
         }
-        trace!("run: nothing ready, nothing sleeping: done");
+        event!(Event::Done {
+            why: "nothing ready, nothing sleeping"
+        });
+    }
+
+    /// How long the queues are, as the timeline's charts show them.
+    fn queues(&self) -> Event {
+        Event::Queues {
+            ready: self.ready.borrow().len(),
+            timers: self.sleeping.borrow().len(),
+        }
     }
 
     // ANCHOR: step
@@ -145,13 +165,13 @@ impl Inner {
         let Some(mut coroutine) = self.tasks.borrow_mut().remove(&id) else {
             return; // finished already; a finished task is never resumed
         };
-        trace!("resume {id}");
+        event!(Event::Step { task: id.into() });
         self.current.set(Some(id));
         let mut cx = Context::from_waker(Waker::noop());
         match coroutine.as_mut().poll(&mut cx) {
             Poll::Ready(()) => {
                 self.current.set(None);
-                trace!("{id} finished");
+                event!(Event::Finished { task: id.into() });
             }
             Poll::Pending => {
                 self.tasks.borrow_mut().insert(id, coroutine);
@@ -174,13 +194,16 @@ impl Inner {
 impl Runtime for Inner {
     fn suspend_current(self: Rc<Self>) -> Suspended {
         let id = self.take_current();
-        trace!("{id} waits");
+        event!(Event::Suspend { task: id.into() });
         let scheduler = Rc::downgrade(&self);
         Suspended::new(move || {
             // The scheduler may be gone by the time a waker fires: then there is no one
             // left to run the task, and nothing to do.
             if let Some(inner) = scheduler.upgrade() {
-                trace!("{id} made ready");
+                event!(Event::Wake {
+                    to: id.into(),
+                    by: ""
+                });
                 inner.ready.borrow_mut().push_back(id);
             }
         })
@@ -191,11 +214,11 @@ impl Runtime for Inner {
         let id = self.take_current();
         let deadline = self.clock.now().saturating_add(delay);
         let sequence = self.sleeping.borrow_mut().push(deadline, id);
-        trace!(
-            "{id} sleeps {:.3} s: due {:.3}, seq {sequence}",
-            delay.as_secs_f64(),
-            deadline.as_secs_f64()
-        );
+        event!(Event::Sleep {
+            task: id.into(),
+            delay,
+            timer: Some((deadline, sequence))
+        });
     }
     // ANCHOR_END: sleep_current
 }

@@ -42,9 +42,11 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock = Options::parse("countdown(5) and countup(20) as callbacks on the hybrid scheduler")
-        .install();
+    let options =
+        Options::parse("countdown(5) and countup(20) as callbacks on the hybrid scheduler");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

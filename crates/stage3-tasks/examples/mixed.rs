@@ -65,4 +65,5 @@ fn main() {
     } else {
         one_after_the_other(&s);
     }
+    options.finish();
 }

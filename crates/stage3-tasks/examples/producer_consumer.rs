@@ -45,9 +45,11 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock = Options::parse("producer(q, 10) and a consumer as tasks on the callback scheduler")
-        .install();
+    let options =
+        Options::parse("producer(q, 10) and a consumer as tasks on the callback scheduler");
+    let clock = options.install();
     let s = Scheduler::new(clock);
     program(&s);
     s.run();
+    options.finish();
 }

@@ -22,7 +22,8 @@ pub use task::{NewTask, Task, TaskId};
 pub use stage1::Scheduler;
 /// Stage 1's clock and output contract.
 pub use stage1::{
-    Clock, Options, RealClock, Transcript, VirtualClock, cli, console, net, say, trace, transcript,
+    Clock, Event, Id, Options, RealClock, Transcript, VirtualClock, cli, console, event, net, say,
+    timeline, trace, transcript,
 };
 /// Stage 2's coroutine tools; on this scheduler, `sleep` is `call_later` of the current task.
 pub use stage2::{AsyncQueue, QueueClosed, io, sleep, switch};

@@ -25,7 +25,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use stage1::{Schedule, trace};
+use stage1::{Event, Schedule, event};
 use stage2::runtime::{self, Runtime, Suspended};
 use stage2::scheduler::Coroutine;
 
@@ -87,7 +87,9 @@ impl<S: Schedule> Task<S> {
         let Some(mut coroutine) = self.coroutine.borrow_mut().take() else {
             return;
         };
-        trace!("step t{}", self.id.0);
+        event!(Event::Step {
+            task: self.id.into()
+        });
         CURRENT.set(Some(self.id)); // sched.current = self
         let mut cx = Context::from_waker(Waker::noop());
         let poll = runtime::enter(self.clone(), || coroutine.as_mut().poll(&mut cx));
@@ -95,7 +97,9 @@ impl<S: Schedule> Task<S> {
         match poll {
             Poll::Ready(()) => {
                 self.done.set(true); // the coroutine is dropped here: never run again
-                trace!("t{} finished", self.id.0);
+                event!(Event::Finished {
+                    task: self.id.into()
+                });
             }
             Poll::Pending => {
                 *self.coroutine.borrow_mut() = Some(coroutine);
@@ -127,9 +131,14 @@ impl<S: Schedule> Task<S> {
 impl<S: Schedule> Runtime for Task<S> {
     fn suspend_current(self: Rc<Self>) -> Suspended {
         self.leave_current();
-        trace!("t{} waits", self.id.0);
+        event!(Event::Suspend {
+            task: self.id.into()
+        });
         Suspended::new(move || {
-            trace!("t{} made ready", self.id.0);
+            event!(Event::Wake {
+                to: self.id.into(),
+                by: ""
+            });
             self.schedule();
         })
     }
@@ -137,7 +146,11 @@ impl<S: Schedule> Runtime for Task<S> {
     // ANCHOR: sleep
     fn sleep_current(self: Rc<Self>, delay: Duration) {
         self.leave_current();
-        trace!("t{} sleeps {:.3} s", self.id.0, delay.as_secs_f64());
+        event!(Event::Sleep {
+            task: self.id.into(),
+            delay,
+            timer: None // the `call_later` below reports where it sleeps
+        });
         let scheduler = self.scheduler.clone();
         scheduler.call_later(delay, move |s| self.run(s));
     }
@@ -164,7 +177,9 @@ pub trait NewTask: Schedule {
 impl<S: Schedule> NewTask for S {
     fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task<Self>> {
         let task = Task::new(self, coroutine);
-        trace!("new_task t{}", task.id.0);
+        event!(Event::NewTask {
+            task: task.id.into()
+        });
         task.clone().schedule();
         task
     }

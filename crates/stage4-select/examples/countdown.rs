@@ -1,4 +1,4 @@
-//! # countdown (stage 3): stage 1's callbacks on the hybrid scheduler
+//! # countdown (stage 4): stage 1's callbacks on the I/O scheduler
 //!
 //! Seed 003, sections 2 and 6. Stage 4's scheduler is stage 1's callback scheduler with
 //! I/O waits added; plain callbacks run on it exactly as before. So this is stage 1's
@@ -43,9 +43,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock =
-        Options::parse("countdown(5) and countup(20) as callbacks on the I/O scheduler").install();
+    let options = Options::parse("countdown(5) and countup(20) as callbacks on the I/O scheduler");
+    let clock = options.install();
     let s = Scheduler::new(clock).unwrap_or_else(|error| cli::exit_with_error(error));
     program(&s);
     s.run().unwrap_or_else(|error| cli::exit_with_error(error));
+    options.finish();
 }

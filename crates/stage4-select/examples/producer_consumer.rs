@@ -49,8 +49,10 @@ pub fn program(s: &Scheduler) {
 }
 
 fn main() {
-    let clock = Options::parse("producer(q, 10) and a consumer on the I/O scheduler").install();
+    let options = Options::parse("producer(q, 10) and a consumer on the I/O scheduler");
+    let clock = options.install();
     let s = Scheduler::new(clock).unwrap_or_else(|error| cli::exit_with_error(error));
     program(&s);
     s.run().unwrap_or_else(|error| cli::exit_with_error(error));
+    options.finish();
 }

@@ -41,8 +41,8 @@ pub use selector::{Interest, MioSelector, Selector};
 
 /// Stage 1's clock, scheduling trait and output contract.
 pub use stage1::{
-    Clock, Options, RealClock, Schedule, Transcript, VirtualClock, cli, console, net, say, trace,
-    transcript,
+    Clock, Event, Id, Options, RealClock, Schedule, Transcript, VirtualClock, cli, console, event,
+    net, say, timeline, trace, transcript,
 };
 /// Stage 2's coroutine tools: on this scheduler `sleep` is `call_later` of the task.
 pub use stage2::{AsyncQueue, QueueClosed, sleep, switch};

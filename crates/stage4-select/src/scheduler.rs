@@ -33,7 +33,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use stage1::scheduler::Callback;
-use stage1::{CallbackId, Clock, Schedule, TimerHeap, trace};
+use stage1::{CallbackId, Clock, Event, Schedule, TimerHeap, event};
 
 use crate::io::WaitIo;
 use crate::selector::{Interest, MioSelector, Selector};
@@ -86,7 +86,7 @@ impl Scheduler {
     pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
         let callback = self.wrap(callback);
         let id = callback.id;
-        trace!("call_soon {id}");
+        event!(Event::CallSoon { id: id.into() });
         self.inner.ready.borrow_mut().push_back(callback);
         id
     }
@@ -101,11 +101,12 @@ impl Scheduler {
         let id = callback.id;
         let deadline = self.time().saturating_add(delay);
         let sequence = self.inner.sleeping.borrow_mut().push(deadline, callback);
-        trace!(
-            "call_later {id} in {:.3} s: due {:.3}, seq {sequence}",
-            delay.as_secs_f64(),
-            deadline.as_secs_f64()
-        );
+        event!(Event::CallLater {
+            id: id.into(),
+            delay,
+            due: deadline,
+            seq: sequence
+        });
         id
     }
 
@@ -139,7 +140,11 @@ impl Scheduler {
         // The selector refuses a second wait, and a bad fd, before anything is stored.
         self.inner.selector.borrow_mut().add(fd, interest)?;
         let callback = self.wrap(callback);
-        trace!("{interest}_wait fd {fd}: {} waits", callback.id);
+        event!(Event::IoWait {
+            fd,
+            interest: interest.name(),
+            id: callback.id.into()
+        });
         self.inner
             .waiting
             .borrow_mut()
@@ -172,7 +177,9 @@ impl Scheduler {
         while self.pending() != (0, 0, 0) {
             self.run_once()?;
         }
-        trace!("run: nothing ready, sleeping or waiting: done");
+        event!(Event::Done {
+            why: "nothing ready, sleeping or waiting"
+        });
         Ok(())
     }
 
@@ -185,7 +192,7 @@ impl Scheduler {
         loop {
             let next = self.inner.ready.borrow_mut().pop_front();
             let Some(callback) = next else { break };
-            trace!("run {}", callback.id);
+            self.report_run(callback.id); // `run c3` in the trace
             callback.call(self);
         }
         Ok(())
@@ -205,14 +212,11 @@ impl Scheduler {
             Some(_) if clock.is_virtual() => Some(Duration::ZERO),
             Some(deadline) => Some(deadline.saturating_sub(clock.now())),
         };
-        match (timeout, next_deadline) {
-            (Some(_), Some(deadline)) if clock.is_virtual() => trace!(
-                "select: poll without waiting (virtual clock; next timer at {:.3})",
-                deadline.as_secs_f64()
-            ),
-            (Some(t), _) => trace!("select: timeout {:.3} s", t.as_secs_f64()),
-            (None, _) => trace!("select: no timer, block until a socket is ready"),
-        }
+        event!(self.queues());
+        event!(Event::Select {
+            timeout,
+            virtual_next: next_deadline.filter(|_| clock.is_virtual())
+        });
         let mut events = Vec::new();
         self.inner
             .selector
@@ -220,16 +224,17 @@ impl Scheduler {
             .select(timeout, &mut events)?;
         for &(fd, interest) in &events {
             if let Some(callback) = self.inner.waiting.borrow_mut().remove(&(fd, interest)) {
-                trace!("select: fd {fd} ready to {interest}, {} ready", callback.id);
+                event!(Event::IoReady {
+                    fd,
+                    interest: interest.name(),
+                    id: callback.id.into()
+                });
                 self.inner.ready.borrow_mut().push_back(callback);
             }
         }
         if let (true, true, Some(deadline)) = (events.is_empty(), clock.is_virtual(), next_deadline)
         {
-            trace!(
-                "select: nothing ready, jump to {:.3}",
-                deadline.as_secs_f64()
-            );
+            event!(Event::Jump { to: deadline });
             clock.sleep_until(deadline);
         }
         // The seed wakes a sleeper when `now > deadline`: never, on a clock that stands
@@ -238,12 +243,11 @@ impl Scheduler {
         loop {
             let due = self.inner.sleeping.borrow_mut().pop_due(now);
             let Some(timer) = due else { break };
-            trace!(
-                "timer due {:.3} (seq {}): {} ready",
-                timer.deadline.as_secs_f64(),
-                timer.sequence,
-                timer.item.id
-            );
+            event!(Event::TimerDue {
+                id: timer.item.id.into(),
+                due: timer.deadline,
+                seq: timer.sequence
+            });
             self.inner.ready.borrow_mut().push_back(timer.item);
         }
         Ok(())
@@ -266,6 +270,22 @@ impl WaitIo for Scheduler {
         callback: impl FnOnce(&Self) + 'static,
     ) -> io::Result<()> {
         Scheduler::write_wait(self, source, callback)
+    }
+}
+
+impl Scheduler {
+    /// How long the queues are, as the timeline's charts show them.
+    fn queues(&self) -> Event {
+        let (ready, timers, _) = self.pending();
+        Event::Queues { ready, timers }
+    }
+
+    /// Report that callback `id` runs.
+    fn report_run(&self, id: CallbackId) {
+        if stage1::emit::enabled() {
+            stage1::emit::emit(self.queues());
+            stage1::emit::emit(Event::Run { id: id.into() });
+        }
     }
 }
 

@@ -46,12 +46,19 @@ pub enum Interest {
     Write,
 }
 
-impl fmt::Display for Interest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Interest {
+    /// `"read"` or `"write"`, as the trace writes it.
+    pub fn name(self) -> &'static str {
+        match self {
             Interest::Read => "read",
             Interest::Write => "write",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Interest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -98,12 +98,13 @@ pub fn program(lp: &EventLoop) -> Result<(), Error> {
 // ANCHOR_END: program
 
 fn main() {
-    let clock =
-        Options::parse("seed 002's walk: call_soon, call_later, trampolines, a hog").install();
+    let options = Options::parse("seed 002's walk: call_soon, call_later, trampolines, a hog");
+    let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
     let _ = lp.close();
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }

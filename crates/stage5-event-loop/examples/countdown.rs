@@ -57,9 +57,11 @@ pub async fn program(lp: EventLoop) -> Result<(), Error> {
 // ANCHOR_END: program
 
 fn main() {
-    let clock = Options::parse("countdown(5) and countup(20) as tasks on the event loop").install();
+    let options = Options::parse("countdown(5) and countup(20) as tasks on the event loop");
+    let clock = options.install();
     // asyncio.run(main())
     if let Err(error) = stage5::run(clock, |lp| program(lp.clone())) {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }

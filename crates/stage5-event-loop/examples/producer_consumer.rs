@@ -62,10 +62,11 @@ pub async fn program(lp: EventLoop) -> Result<(), Error> {
 }
 
 fn main() {
-    let clock =
-        Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue").install();
+    let options = Options::parse("producer(q, 10) and a consumer through an asyncio-style Queue");
+    let clock = options.install();
     // asyncio.run(main())
     if let Err(error) = stage5::run(clock, |lp| program(lp.clone())) {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }

@@ -81,12 +81,13 @@ pub fn program(lp: &EventLoop) -> Result<Vec<(usize, u64)>, Error> {
 // ANCHOR_END: program
 
 fn main() {
-    let clock =
-        Options::parse("worker threads hand results back with call_soon_threadsafe").install();
+    let options = Options::parse("worker threads hand results back with call_soon_threadsafe");
+    let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
     let _ = lp.close();
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }
+    options.finish(); // draws the --timeline picture, if one was asked for
 }

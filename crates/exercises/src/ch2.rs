@@ -1,0 +1,138 @@
+//! Chapter 2's exercises (book chapter 2; seed 003, section 4). Each item below is a stub
+//! that compiles and does the wrong thing; `tests/ch2.rs` says what the right thing is.
+//! Run one with `cargo test -p exercises --test ch2 -- --ignored ex2_1`.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use stage2::generator::{Generator, GeneratorState};
+use stage2::runtime::{self, Suspended};
+use stage2::switch;
+
+/// Exercise 2.1: `squares(n)` as a generator by hand. The seed would write
+/// `for i in range(1, n + 1): print('Square', i * i); yield`.
+///
+/// As shipped, it has no state for the pause, and finishes without printing anything. Add
+/// one variant per place the function can be paused at, holding what is alive there.
+#[derive(Debug)]
+pub enum Squares {
+    /// Created, not yet resumed.
+    Start {
+        /// The argument.
+        n: u32,
+    },
+    /// Returned.
+    Done,
+}
+
+impl Squares {
+    /// `squares(n)`, not started.
+    pub fn new(n: u32) -> Self {
+        Squares::Start { n }
+    }
+}
+
+impl Generator for Squares {
+    fn resume(&mut self) -> GeneratorState {
+        *self = Squares::Done;
+        GeneratorState::Complete
+    }
+}
+
+/// Exercise 2.2: a future that is `Pending` `n` times, then `Ready`: `switch()`, `n` times
+/// over. Each time it returns `Pending` it must say it wants to be polled again, by waking
+/// the waker its `Context` carries.
+#[derive(Debug)]
+pub struct Pause {
+    #[allow(dead_code)] // the finished exercise counts it down
+    left: u32,
+}
+
+/// Pause `n` times.
+pub fn pause(n: u32) -> Pause {
+    Pause { left: n }
+}
+
+impl Future for Pause {
+    type Output = ();
+    /// As shipped, it is ready at once, however many pauses were asked for.
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+}
+
+/// Exercise 2.3: a small awaitable queue, whose `close` must wake *every* waiting consumer.
+pub struct Mailbox<T> {
+    state: Rc<RefCell<State<T>>>,
+}
+
+struct State<T> {
+    items: VecDeque<T>,
+    waiting: VecDeque<Suspended>,
+    closed: bool,
+}
+
+impl<T> Clone for Mailbox<T> {
+    fn clone(&self) -> Self {
+        Mailbox {
+            state: self.state.clone(),
+        }
+    }
+}
+
+impl<T> Default for Mailbox<T> {
+    fn default() -> Self {
+        Mailbox {
+            state: Rc::new(RefCell::new(State {
+                items: VecDeque::new(),
+                waiting: VecDeque::new(),
+                closed: false,
+            })),
+        }
+    }
+}
+
+impl<T> Mailbox<T> {
+    /// Add `item` and make the first waiting consumer ready.
+    pub fn put(&self, item: T) {
+        let mut state = self.state.borrow_mut();
+        state.items.push_back(item);
+        if let Some(waiter) = state.waiting.pop_front() {
+            drop(state); // the borrow ends before the waiter is resumed
+            waiter.resume();
+        }
+    }
+
+    /// The next item; `None` once the mailbox is closed and empty.
+    pub async fn get(&self) -> Option<T> {
+        loop {
+            {
+                let mut state = self.state.borrow_mut();
+                if let Some(item) = state.items.pop_front() {
+                    return Some(item);
+                }
+                if state.closed {
+                    return None;
+                }
+                state.waiting.push_back(runtime::suspend());
+            }
+            switch().await;
+        }
+    }
+
+    /// Close the mailbox: every waiting consumer must be woken, to find it closed.
+    ///
+    /// As shipped, this is the seed's `close`: it wakes the first waiter only.
+    pub fn close(&self) {
+        let mut state = self.state.borrow_mut();
+        state.closed = true;
+        if let Some(waiter) = state.waiting.pop_front() {
+            drop(state);
+            waiter.resume();
+        }
+    }
+}

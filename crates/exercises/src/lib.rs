@@ -1,0 +1,50 @@
+//! # The book's exercises
+//!
+//! Each chapter's "Try it" boxes point here (book introduction, "Exercises"). An exercise
+//! is a function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
+//! and does the wrong thing, often the seed's own mistake) and a test in `tests/chN.rs`
+//! that fails until it is finished. The tests are `#[ignore]`d, so that `cargo test
+//! --workspace` stays green for everyone; run one exercise by name:
+//!
+//! ```text
+//! cargo test -p exercises --test ch1 -- --ignored ex1_1
+//! ```
+//!
+//! Edit `src/ch1.rs` until it passes. A reference solution of every exercise is in
+//! `src/solutions/`, compiled instead of the stubs with the `solutions` feature:
+//!
+//! ```text
+//! cargo test -p exercises --features solutions -- --ignored
+//! ```
+//!
+//! CI checks both ways round: every exercise test fails on the stubs as shipped, and passes
+//! on the solutions (`scripts/check-exercises.sh`).
+//!
+//! Adding an exercise (chapters 5 to 7 add theirs the same way): a stub in `src/chN.rs`, its
+//! solution in `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs`
+//! named `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in
+//! time by counts (never by a clock), and a "Try it" box in chapter N.
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch1;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch1.rs"]
+pub mod ch1;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch2;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch2.rs"]
+pub mod ch2;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch3;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch3.rs"]
+pub mod ch3;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch4;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch4.rs"]
+pub mod ch4;

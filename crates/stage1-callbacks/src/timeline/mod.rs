@@ -1,0 +1,122 @@
+//! Timelines: a picture of a run on its clock, drawn from the events `--trace` prints (book
+//! introduction, "Timelines"). No seed section: the project's own instrument.
+//!
+//! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`];
+//! [`svg`] draws those as an SVG document, in the look of [`style`]. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
+//! picture when the run ends; the book's pictures are drawn by the root test
+//! `tests/timelines.rs` with [`capture`] and [`draw`], on the virtual clock.
+
+pub mod lanes;
+pub mod model;
+pub mod style;
+pub mod svg;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use crate::clock::Clock;
+use crate::console::Transcript;
+use crate::record::{self, Records};
+
+pub use lanes::read;
+pub use model::Timeline;
+
+/// Why a timeline could not be written.
+#[derive(Debug)]
+pub struct WriteError {
+    /// The file.
+    pub path: PathBuf,
+    /// What the operating system said.
+    pub source: io::Error,
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot write the timeline {}: {}",
+            self.path.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Start recording this thread's run on `clock` for a picture in `path`. The file is
+/// created now, so that a path that cannot be written is an error before the run rather
+/// than after it.
+pub fn start(path: &Path, clock: Rc<dyn Clock>) -> Result<(), WriteError> {
+    let error = |source| WriteError {
+        path: path.to_owned(),
+        source,
+    };
+    std::fs::File::create(path).map_err(error)?;
+    record::start(clock);
+    Ok(())
+}
+
+/// Stop recording and draw the run into `path`, titled with the program's name and its
+/// clock.
+pub fn finish(path: &Path, virtual_clock: bool) -> Result<(), WriteError> {
+    let program = std::env::args()
+        .next()
+        .and_then(|arg| Some(Path::new(&arg).file_stem()?.to_str()?.to_owned()))
+        .unwrap_or_else(|| "program".to_owned());
+    let clock = if virtual_clock { "virtual" } else { "real" };
+    let svg = draw(&format!("{program} ({clock} clock)"), &record::stop());
+    std::fs::write(path, svg).map_err(|source| WriteError {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The SVG picture of `records`, titled `title`.
+pub fn draw(title: &str, records: &Records) -> String {
+    let timeline = lanes::read(&records.records);
+    let note = (records.dropped > 0).then(|| {
+        format!(
+            "the first {} events only ({} more not drawn)",
+            records.records.len(),
+            records.dropped
+        )
+    });
+    svg::render(title, &timeline, note.as_deref())
+}
+
+/// Run `program` on a fresh virtual clock with its output captured (not printed) and its
+/// events recorded; return the records.
+pub fn capture(program: impl FnOnce(Rc<dyn Clock>)) -> Records {
+    let clock: Rc<dyn Clock> = crate::VirtualClock::new();
+    let output = Transcript::capture(clock.clone(), false);
+    record::start(clock.clone());
+    program(clock);
+    let records = record::stop();
+    drop(output); // the captured lines are not wanted: the events carry the `say!` lines
+    records
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scheduler;
+    use std::time::Duration;
+
+    #[test]
+    fn a_recorded_run_becomes_a_picture_with_its_lanes() {
+        let records = capture(|clock| {
+            let s = Scheduler::new(clock);
+            s.call_soon(|s| {
+                crate::say!("tick");
+                s.call_later(Duration::from_secs(1), |_| crate::say!("tock"));
+            });
+            s.run();
+        });
+        let svg = draw("stage 1 · test", &records);
+        assert!(svg.contains(">c1</text>"), "{svg}");
+        assert!(svg.contains(">tick</text>"), "{svg}");
+        assert!(svg.contains(r#"class="sleep""#), "{svg}");
+    }
+}

@@ -1,0 +1,300 @@
+//! Drawing a [`Timeline`] as SVG text (book introduction, "Timelines"). No seed section.
+//!
+//! Written by hand rather than with a plotting crate: the picture is a few rectangles,
+//! circles, lines and words, and SVG is text. Drawing it here keeps the output exactly
+//! reproducible (the committed pictures are compared byte for byte), with no dependency.
+//!
+//! The picture is 750 px wide, the width of the book's text column. Its colours come from
+//! classes in an embedded style sheet, with a second palette under
+//! `prefers-color-scheme: dark`, and it paints its own background, so it stays readable
+//! whichever theme the page around it uses.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use super::model::{Bar, BarKind, Lane, Timeline};
+use super::style::{STYLE, clip, escape, tick_step};
+
+const WIDTH: f64 = 750.0;
+const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
+const X1: f64 = 735.0;
+const TOP: f64 = 30.0;
+const LANE: f64 = 22.0;
+const CHART: f64 = 34.0;
+
+struct Canvas {
+    out: String,
+    span: f64, // seconds from the left edge of the plot to the right
+}
+
+impl Canvas {
+    fn x(&self, at: Duration) -> f64 {
+        X0 + at.as_secs_f64() / self.span * (X1 - X0)
+    }
+
+    fn lane(&mut self, lane: &Lane, y: f64, idle: bool) {
+        let mid = y + LANE / 2.0;
+        let out = &mut self.out;
+        // `write!` into a String cannot fail: the results below are unwrapped by `ok()`.
+        writeln!(
+            out,
+            r#"<line class="grid" x1="{X0}" y1="{mid}" x2="{X1}" y2="{mid}"/>"#
+        )
+        .ok();
+        writeln!(
+            out,
+            r#"<text class="name" x="8" y="{:.1}">{}</text>"#,
+            mid + 4.0,
+            escape(&lane.name)
+        )
+        .ok();
+        if let Some(label) = &lane.label {
+            let label = escape(&clip(label, 17));
+            writeln!(
+                out,
+                r#"<text class="muted" x="44" y="{:.1}">{label}</text>"#,
+                mid + 4.0
+            )
+            .ok();
+        }
+        for bar in &lane.bars {
+            self.bar(bar, mid, idle);
+        }
+        for &at in &lane.runs {
+            let x = self.x(at);
+            writeln!(
+                self.out,
+                r#"<circle class="run" cx="{x:.1}" cy="{mid}" r="3.5"/>"#
+            )
+            .ok();
+        }
+        if let Some(at) = lane.finished {
+            let x = self.x(at) + 5.0;
+            writeln!(
+                self.out,
+                r#"<line class="end" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}"/>"#,
+                mid - 6.0,
+                mid + 6.0
+            )
+            .ok();
+        }
+    }
+
+    fn bar(&mut self, bar: &Bar, mid: f64, idle: bool) {
+        let class = match (idle, bar.kind) {
+            (true, BarKind::Sleep) => "idle-sleep",
+            (true, _) => "idle-io",
+            (false, BarKind::Sleep) => "sleep",
+            (false, BarKind::Queue) => "queue",
+            (false, BarKind::Io) => "io",
+            (false, BarKind::Wait) => "wait",
+        };
+        let (mut from, mut to) = (self.x(bar.from), self.x(bar.to));
+        if to - from > 8.0 {
+            // A little gap at each end, so that back-to-back sleeps stay two bars.
+            from += 2.0;
+            to -= 2.0;
+        }
+        let width = (to - from).max(1.0);
+        writeln!(
+            self.out,
+            r#"<rect class="{class}" x="{from:.1}" y="{:.1}" width="{width:.1}" height="10" rx="2"/>"#,
+            mid - 5.0
+        )
+        .ok();
+    }
+
+    fn chart(&mut self, name: &str, class: &str, samples: &[(Duration, usize)], y: f64) {
+        let max = samples.iter().map(|s| s.1).max().unwrap_or(0);
+        let base = y + CHART;
+        let out = &mut self.out;
+        writeln!(out, r#"<text x="8" y="{:.1}">{name}</text>"#, y + 14.0).ok();
+        writeln!(
+            out,
+            r#"<text class="muted" x="8" y="{:.1}">max {max}</text>"#,
+            y + 28.0
+        )
+        .ok();
+        writeln!(
+            out,
+            r#"<line class="grid" x1="{X0}" y1="{base}" x2="{X1}" y2="{base}"/>"#
+        )
+        .ok();
+        if samples.is_empty() {
+            return;
+        }
+        let scale = (CHART - 4.0) / max.max(1) as f64;
+        let mut path = format!("M{X0:.1} {base:.1}");
+        let mut last = base;
+        for &(at, value) in samples {
+            let x = self.x(at);
+            let v = base - value as f64 * scale;
+            write!(path, " L{x:.1} {last:.1} L{x:.1} {v:.1}").ok();
+            last = v;
+        }
+        write!(path, " L{X1:.1} {last:.1}").ok();
+        writeln!(self.out, r#"<path class="{class}" d="{path}"/>"#).ok();
+    }
+
+    fn axis(&mut self, y: f64, end: f64) {
+        let step = tick_step(end);
+        let decimals = if step >= 1.0 {
+            0
+        } else if step >= 0.1 {
+            1
+        } else {
+            3
+        };
+        let mut i = 0;
+        loop {
+            let t = step * i as f64;
+            if t > end + step * 1e-6 {
+                break;
+            }
+            let x = X0 + t / self.span * (X1 - X0);
+            let out = &mut self.out;
+            writeln!(
+                out,
+                r#"<line class="grid" x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}"/>"#,
+                y + 4.0
+            )
+            .ok();
+            writeln!(out, r#"<text class="muted" x="{x:.1}" y="{:.1}" text-anchor="middle">{t:.decimals$} s</text>"#, y + 16.0).ok();
+            i += 1;
+        }
+    }
+
+    fn legend(&mut self, y: f64) {
+        let rect = |class| {
+            format!(r#"<rect class="{class}" x="0" y="-9" width="22" height="10" rx="2"/>"#)
+        };
+        let items = [
+            (
+                r#"<circle class="run" cx="11" cy="-4" r="3.5"/>"#.to_owned(),
+                "runs",
+            ),
+            (rect("sleep"), "sleeps"),
+            (rect("queue"), "waits on a queue"),
+            (rect("io"), "waits on a socket"),
+            (
+                r#"<line class="wake" x1="3" y1="-4" x2="19" y2="-4" marker-end="url(#arrow)"/>"#
+                    .to_owned(),
+                "wakes",
+            ),
+            (rect("idle-sleep"), "loop idle"),
+        ];
+        let mut x = 8.0;
+        for (shape, word) in items {
+            writeln!(self.out, r#"<g transform="translate({x:.1},{y:.1})">{shape}<text x="28" y="0">{word}</text></g>"#).ok();
+            x += 36.0 + word.len() as f64 * 6.0;
+        }
+    }
+}
+
+/// The timeline as a complete SVG document, titled `title`.
+pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+    let end = timeline.end.as_secs_f64().max(0.001);
+    let span = end * 1.02; // a little room after the last event
+    let mut canvas = Canvas {
+        out: String::new(),
+        span,
+    };
+    let rows = timeline.lanes.len() + 1;
+    let axis = TOP + rows as f64 * LANE + 4.0;
+    let charts = axis + 26.0;
+    let legend = charts + 2.0 * (CHART + 8.0) + 18.0;
+    let height = legend + 12.0;
+    let out = &mut canvas.out;
+    writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" role="img" aria-label="{}">"#,
+        escape(title)
+    )
+    .ok();
+    writeln!(out, "<title>{}</title>", escape(title)).ok();
+    writeln!(out, "<style>{STYLE}</style>").ok();
+    out.push_str(concat!(
+        "<defs>",
+        r#"<pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"#,
+        r#"<line class="hatch" x1="0" y1="0" x2="0" y2="5"/></pattern>"#,
+        r#"<marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto-start-reverse">"#,
+        r#"<path class="head" d="M0 0 L8 4 L0 8 z"/></marker>"#,
+        "</defs>\n"
+    ));
+    writeln!(
+        out,
+        r#"<rect class="bg" x="0.5" y="0.5" width="{:.0}" height="{:.0}" rx="6"/>"#,
+        WIDTH - 1.0,
+        height - 1.0
+    )
+    .ok();
+    writeln!(
+        out,
+        r#"<text class="title" x="8" y="19">{}</text>"#,
+        escape(title)
+    )
+    .ok();
+    if let Some(note) = note {
+        writeln!(
+            out,
+            r#"<text class="muted" x="{X1}" y="19" text-anchor="end">{}</text>"#,
+            escape(note)
+        )
+        .ok();
+    }
+    canvas.axis(axis, end);
+    for &at in &timeline.iterations {
+        let x = canvas.x(at);
+        writeln!(
+            canvas.out,
+            r#"<line class="grid" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}"/>"#,
+            TOP + 3.0,
+            TOP + 7.0
+        )
+        .ok();
+    }
+    canvas.lane(&timeline.scheduler, TOP, true);
+    for (i, lane) in timeline.lanes.iter().enumerate() {
+        canvas.lane(lane, TOP + (i + 1) as f64 * LANE, false);
+    }
+    let mid = |lane: Option<usize>| TOP + lane.map_or(0.0, |i| (i + 1) as f64) * LANE + LANE / 2.0;
+    let mut previous = None;
+    let mut shift = 0.0;
+    for arrow in &timeline.arrows {
+        // Wakes at the same moment side by side, a few pixels apart, not on top of each other.
+        shift = if previous == Some(arrow.at) {
+            shift + 4.0
+        } else {
+            0.0
+        };
+        previous = Some(arrow.at);
+        let x = canvas.x(arrow.at) + shift;
+        let (from, to) = (mid(arrow.from), mid(Some(arrow.to)));
+        let to = if to > from { to - 5.0 } else { to + 5.0 };
+        writeln!(canvas.out, r#"<line class="wake" x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" marker-end="url(#arrow)"/>"#).ok();
+    }
+    canvas.chart("ready queue", "ready", &timeline.ready, charts);
+    canvas.chart(
+        "timer heap",
+        "timers",
+        &timeline.timers,
+        charts + CHART + 8.0,
+    );
+    canvas.legend(legend);
+    canvas.out.push_str("</svg>\n");
+    canvas.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_timeline_is_still_a_picture() {
+        let svg = render("nothing", &Timeline::default(), None);
+        assert!(
+            svg.starts_with("<svg ") && svg.ends_with("</svg>\n"),
+            "{svg}"
+        );
+    }
+}

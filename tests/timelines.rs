@@ -1,0 +1,180 @@
+//! The book's timeline pictures are what the code draws now.
+//!
+//! Each row of [`PICTURES`] runs an example's own program on the virtual clock with its
+//! events recorded, draws the picture (`stage1::timeline`), and compares it with the file
+//! committed under `docs/src/timelines/`. A picture that differs fails the test, like a
+//! snapshot: look at the new drawing (written beside the test's temporary files, the
+//! failure says where), and if the change is right, regenerate the committed pictures with
+//!
+//! ```text
+//! UPDATE_TIMELINES=1 cargo test --test timelines
+//! ```
+//!
+//! (ignored when `CI` is set, so CI never rewrites a picture). To add a picture, add a row:
+//! its stage, the example's name, the file, and a function that runs the program on the
+//! clock it is given.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use stage1::Clock;
+
+#[allow(dead_code)]
+#[path = "../crates/stage1-callbacks/examples/countdown.rs"]
+mod stage1_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage1-callbacks/examples/producer_consumer.rs"]
+mod stage1_producer_consumer;
+#[allow(dead_code)]
+#[path = "../crates/stage2-generators/examples/countdown.rs"]
+mod stage2_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage2-generators/examples/producer_consumer.rs"]
+mod stage2_producer_consumer;
+#[allow(dead_code)]
+#[path = "../crates/stage3-tasks/examples/mixed.rs"]
+mod stage3_mixed;
+#[allow(dead_code)]
+#[path = "../crates/stage4-select/tests/support/scripted_io.rs"]
+mod stage4_scripted_io;
+
+/// One committed picture: `docs/src/timelines/{file}`, drawn from `run`.
+struct Picture {
+    stage: u32,
+    example: &'static str,
+    file: &'static str,
+    run: fn(Rc<dyn Clock>),
+}
+
+/// Every timeline the book shows. Stage 5 adds its rows here.
+const PICTURES: &[Picture] = &[
+    Picture {
+        stage: 1,
+        example: "countdown",
+        file: "stage1-countdown.svg",
+        run: |clock| {
+            let s = stage1::Scheduler::new(clock);
+            stage1_countdown::program(&s);
+            s.run();
+        },
+    },
+    Picture {
+        stage: 1,
+        example: "producer_consumer",
+        file: "stage1-producer_consumer.svg",
+        run: |clock| {
+            let s = stage1::Scheduler::new(clock);
+            stage1_producer_consumer::program(&s);
+            s.run();
+        },
+    },
+    Picture {
+        stage: 2,
+        example: "countdown",
+        file: "stage2-countdown.svg",
+        run: |clock| {
+            let s = stage2::Scheduler::new(clock);
+            stage2_countdown::program(&s);
+            s.run();
+        },
+    },
+    Picture {
+        stage: 2,
+        example: "producer_consumer",
+        file: "stage2-producer_consumer.svg",
+        run: |clock| {
+            let s = stage2::Scheduler::new(clock);
+            stage2_producer_consumer::program(&s);
+            s.run();
+        },
+    },
+    Picture {
+        stage: 3,
+        example: "mixed --concurrent",
+        file: "stage3-mixed.svg",
+        run: |clock| stage3_mixed::concurrently(&stage3::Scheduler::new(clock)),
+    },
+    Picture {
+        stage: 4,
+        example: "echo_server --with-producer 3, scripted client",
+        file: "stage4-scripted_io.svg",
+        run: stage4_scripted_io::run,
+    },
+];
+
+fn committed(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/src/timelines")
+        .join(file)
+}
+
+/// The picture a row draws now. Each run gets a thread of its own, as a program would:
+/// stage 3 numbers its tasks per thread, so a run must not follow another on one thread.
+fn draw(picture: &'static Picture) -> String {
+    std::thread::spawn(|| draw_here(picture))
+        .join()
+        .expect("the program runs to its end")
+}
+
+fn draw_here(picture: &Picture) -> String {
+    let records = stage1::timeline::capture(picture.run);
+    let title = format!(
+        "stage {} · {} (virtual clock)",
+        picture.stage, picture.example
+    );
+    stage1::timeline::draw(&title, &records)
+}
+
+#[test]
+fn the_books_timelines_are_what_the_code_draws() {
+    let update = std::env::var_os("UPDATE_TIMELINES").is_some() && std::env::var_os("CI").is_none();
+    let mut stale = Vec::new();
+    for picture in PICTURES {
+        let svg = draw(picture);
+        let path = committed(picture.file);
+        if update {
+            std::fs::write(&path, &svg).expect("the timelines folder is writable");
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        if on_disk != svg {
+            let new = Path::new(env!("CARGO_TARGET_TMPDIR")).join(picture.file);
+            std::fs::write(&new, &svg).expect("the target folder is writable");
+            stale.push(format!("{} (drawn now: {})", path.display(), new.display()));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "timelines that differ from what the code draws now:\n  {}\n\
+         look at the new drawings; if they are right: UPDATE_TIMELINES=1 cargo test --test timelines",
+        stale.join("\n  ")
+    );
+}
+
+#[test]
+fn every_committed_timeline_has_a_row() {
+    // A picture nobody draws any more would never be checked again: delete it, or add its row.
+    let folder = committed("");
+    let mut stale = Vec::new();
+    for entry in std::fs::read_dir(&folder).expect("docs/src/timelines exists") {
+        let name = entry.expect("a readable folder").file_name();
+        let name = name.to_string_lossy();
+        if !PICTURES.iter().any(|p| p.file == name) {
+            stale.push(name.into_owned());
+        }
+    }
+    assert!(stale.is_empty(), "timelines no test draws: {stale:?}");
+}
+
+#[test]
+fn drawing_is_deterministic() {
+    // The comparison above is only fair if the same run always draws the same picture:
+    // the scripted I/O, with its real sockets, most of all.
+    for picture in PICTURES {
+        assert!(
+            draw(picture) == draw(picture),
+            "{} differs between runs",
+            picture.file
+        );
+    }
+}
