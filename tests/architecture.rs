@@ -59,10 +59,10 @@ fn code(text: &str) -> &str {
     text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
 }
 
-/// The leading `//!` lines of a file.
+/// The leading `//!` lines of a file, as one line of text.
 fn module_doc(text: &str) -> String {
-    let lines = text.lines().take_while(|l| l.starts_with("//!"));
-    lines.collect::<Vec<_>>().join("\n")
+    let lines = text.lines().map_while(|l| l.strip_prefix("//!"));
+    lines.map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 fn rel(path: &Path) -> String {

@@ -1,7 +1,8 @@
 //! # The book's exercises
 //!
-//! Each chapter's "Try it" boxes point here (book introduction, "Exercises"). An exercise
-//! is a function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
+//! Each chapter's "Try it" boxes point here (book
+//! [introduction, "Exercises"](../../../docs/book/introduction.html)). An exercise is a
+//! function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
 //! and does the wrong thing, often the seed's own mistake) and a test in `tests/chN.rs`
 //! that fails until it is finished. The tests are `#[ignore]`d, so that `cargo test
 //! --workspace` stays green for everyone; run one exercise by name:

@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use stage1::{AsyncQueue, Options, QueueClosed, Scheduler, say};
 
-// ANCHOR: producer
 /// Put `0..count` into `q`, one a second, then close it.
 fn producer(s: &Scheduler, q: AsyncQueue<u32>, count: u32) {
     fn step(s: &Scheduler, q: AsyncQueue<u32>, n: u32, count: u32) {
@@ -35,7 +34,6 @@ fn producer(s: &Scheduler, q: AsyncQueue<u32>, count: u32) {
     }
     step(s, q, 0, count);
 }
-// ANCHOR_END: producer
 
 // ANCHOR: consumer
 /// Ask `q` for an item; print it and ask again, until the queue is closed.

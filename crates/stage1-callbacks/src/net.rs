@@ -60,7 +60,6 @@ impl EchoArgs {
 pub const PRODUCER_USAGE: &str =
     "      --with-producer N  also run producer(q, N) and a consumer, as the seed does";
 
-// ANCHOR: echo_setup
 /// Everything an echo server's `main` needs before it can serve: parsed flags, the
 /// installed console, and a listening socket.
 pub struct EchoSetup {
@@ -117,7 +116,6 @@ impl EchoSetup {
         }
     }
 }
-// ANCHOR_END: echo_setup
 
 /// Why a server could not start listening.
 #[derive(Debug)]

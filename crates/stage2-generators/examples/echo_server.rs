@@ -26,7 +26,6 @@ use stage2::io::{POLL, accept, recv, sendall};
 use stage2::net::{EchoSetup, Reply};
 use stage2::{Scheduler, say, sleep, trace};
 
-// ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
 /// accepted connection (a test stops the server by setting it and connecting once more).
 pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
@@ -44,7 +43,6 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
         }
     }
 }
-// ANCHOR_END: server
 
 /// Answer every chunk until the client leaves.
 async fn echo_handler(mut sock: TcpStream, reply: Reply) {

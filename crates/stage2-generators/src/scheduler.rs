@@ -110,7 +110,6 @@ impl Scheduler {
         self.inner.tasks.borrow().len()
     }
 
-    // ANCHOR: run
     /// Run tasks until none is ready and none is sleeping.
     pub fn run(&self) {
         let inner = self.inner.clone();
@@ -122,7 +121,6 @@ impl Scheduler {
             )));
         }
     }
-    // ANCHOR_END: run
 }
 
 impl Inner {

@@ -25,7 +25,6 @@ use stage3::io::{POLL, accept, recv, sendall};
 use stage3::net::{EchoSetup, Reply};
 use stage3::{NewTask, Scheduler, say, sleep, trace};
 
-// ANCHOR: server
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
 /// accepted connection (a test stops the server by setting it and connecting once more).
 pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop: Arc<AtomicBool>) {
@@ -42,7 +41,6 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
         }
     }
 }
-// ANCHOR_END: server
 
 /// Answer every chunk until the client leaves.
 async fn echo_handler(mut sock: TcpStream, reply: Reply) {

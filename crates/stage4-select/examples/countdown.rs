@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use stage4::{Options, Scheduler, cli, say};
 
-// ANCHOR: countdown
 fn countdown(s: &Scheduler, n: u32) {
     if n > 0 {
         say!("Down {n}");
@@ -34,7 +33,6 @@ fn countup(s: &Scheduler, stop: u32) {
     }
     step(s, 0, stop);
 }
-// ANCHOR_END: countdown
 
 /// The seed's program: schedule both callbacks; the caller runs the scheduler.
 pub fn program(s: &Scheduler) {

@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use stage4::{AsyncQueue, NewTask, Options, Scheduler, cli, say, sleep};
 
-// ANCHOR: producer_consumer
 async fn producer(q: AsyncQueue<u32>, count: u32) {
     for n in 0..count {
         say!("Producing {n}");
@@ -33,7 +32,6 @@ async fn consumer(q: AsyncQueue<u32>) {
     }
     say!("Consumer done");
 }
-// ANCHOR_END: producer_consumer
 
 /// Start producer(q, `count`) and consumer(q) as tasks on `s`: any scheduler stage 3's
 /// tasks run on (stage 5's event loop too).

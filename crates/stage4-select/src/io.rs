@@ -34,6 +34,7 @@ use stage1::Schedule;
 use stage2::runtime::{self, Suspended};
 use stage2::switch;
 
+use crate::scheduler::Scheduler;
 use crate::selector::Interest;
 
 // ANCHOR: wait_io
@@ -114,6 +115,24 @@ pub trait WaitIo: Schedule {
         let (stream, peer) = retry(self, listener, Interest::Read, || listener.accept()).await?;
         stream.set_nonblocking(true)?;
         Ok((stream, peer))
+    }
+}
+
+impl WaitIo for Scheduler {
+    fn read_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()> {
+        Scheduler::read_wait(self, source, callback)
+    }
+
+    fn write_wait(
+        &self,
+        source: &impl AsRawFd,
+        callback: impl FnOnce(&Self) + 'static,
+    ) -> io::Result<()> {
+        Scheduler::write_wait(self, source, callback)
     }
 }
 

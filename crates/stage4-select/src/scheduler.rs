@@ -35,7 +35,6 @@ use std::time::Duration;
 use stage1::scheduler::Callback;
 use stage1::{CallbackId, Clock, Event, Schedule, TimerHeap, event};
 
-use crate::io::WaitIo;
 use crate::selector::{Interest, MioSelector, Selector};
 
 /// The callback scheduler with I/O waits. Cloning gives another handle to the same one.
@@ -253,24 +252,6 @@ impl Scheduler {
         Ok(())
     }
     // ANCHOR_END: wait_for_events
-}
-
-impl WaitIo for Scheduler {
-    fn read_wait(
-        &self,
-        source: &impl AsRawFd,
-        callback: impl FnOnce(&Self) + 'static,
-    ) -> io::Result<()> {
-        Scheduler::read_wait(self, source, callback)
-    }
-
-    fn write_wait(
-        &self,
-        source: &impl AsRawFd,
-        callback: impl FnOnce(&Self) + 'static,
-    ) -> io::Result<()> {
-        Scheduler::write_wait(self, source, callback)
-    }
 }
 
 impl Scheduler {

@@ -121,7 +121,6 @@ fn connect(addr: SocketAddr) -> TcpStream {
     client
 }
 
-// ANCHOR: scenario
 /// The child, with at most 64 descriptors: A is served; the descriptor table is filled;
 /// B's connection cannot be accepted. The server says so and sleeps for a second, while A
 /// is still served; descriptors are freed at 0.5 s; at 1 s B is accepted and served, and
@@ -176,4 +175,3 @@ fn out_of_descriptors() {
         stepper.s.time().as_secs_f64()
     );
 }
-// ANCHOR_END: scenario

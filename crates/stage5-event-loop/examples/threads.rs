@@ -56,7 +56,6 @@ fn report(lp: &EventLoop, id: usize, bound: u64, count: u64) {
     }
 }
 
-// ANCHOR: program
 /// Start the workers, run the loop until every result is in, and return the results in
 /// the order they arrived.
 pub fn program(lp: &EventLoop) -> Result<Vec<(usize, u64)>, Error> {
@@ -78,7 +77,6 @@ pub fn program(lp: &EventLoop) -> Result<Vec<(usize, u64)>, Error> {
     say!("all results in");
     Ok(RESULTS.with(|r| r.borrow().clone()))
 }
-// ANCHOR_END: program
 
 fn main() {
     let options = Options::parse("worker threads hand results back with call_soon_threadsafe");

@@ -223,7 +223,6 @@ fn a_task_dropped_while_waiting_leaves_no_registration() {
     assert_eq!(lp.selector_stats().deregisters - before.deregisters, 1);
 }
 
-// ANCHOR: threadsafe
 #[test]
 fn test_call_soon_threadsafe() {
     let lp = EventLoop::with_clock(RealClock::new());
@@ -257,7 +256,6 @@ fn test_call_soon_threadsafe() {
         Err(Error::Closed)
     ));
 }
-// ANCHOR_END: threadsafe
 
 /// `threads` calls of `call_soon_threadsafe` from each of 4 threads while the loop runs:
 /// each callback runs exactly once, and those of one thread in the order it queued them.

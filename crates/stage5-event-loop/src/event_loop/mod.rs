@@ -110,7 +110,6 @@ fn log_to_stderr(_: &EventLoop, level: Level, message: &str) {
     eprintln!("{level}:asyncio:{message}");
 }
 
-// ANCHOR: event_loop
 /// The event loop. Cloning gives another handle to the same loop (an `Rc`), which is how
 /// asyncio-style code "captures the loop".
 ///
@@ -123,8 +122,6 @@ pub struct EventLoop {
     inner: Rc<LoopInner>,
     owner: bool,
 }
-
-// ANCHOR_END: event_loop
 
 // ANCHOR: state
 struct LoopInner {

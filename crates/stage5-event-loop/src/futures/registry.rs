@@ -26,8 +26,6 @@ pub trait Step<L> {
     fn id(&self) -> u64;
     /// Ask the task to end (asyncio's `Task.cancel`); false if it cannot be.
     fn cancel(self: Rc<Self>) -> bool;
-    /// True once the task has finished, however it finished.
-    fn done(&self) -> bool;
     /// The error the task failed with, if it did (and the error is then retrieved).
     fn exception(&self) -> Option<crate::errors::Error>;
     /// Call `callback` (through `call_soon`) once the task is done.
@@ -148,9 +146,6 @@ mod tests {
             0
         }
         fn cancel(self: Rc<Self>) -> bool {
-            false
-        }
-        fn done(&self) -> bool {
             false
         }
         fn exception(&self) -> Option<crate::errors::Error> {

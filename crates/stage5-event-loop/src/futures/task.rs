@@ -267,10 +267,6 @@ where
         true
     }
 
-    fn done(&self) -> bool {
-        self.result.done()
-    }
-
     fn exception(&self) -> Option<Error> {
         self.result.exception().ok().flatten()
     }

@@ -82,7 +82,6 @@ impl SelfPipe {
         std::os::fd::AsRawFd::as_raw_fd(&self.read_end)
     }
 
-    // ANCHOR: read_from_self
     /// The first half of asyncio's `_read_from_self`: read every byte there is. Returns
     /// false if the pipe is broken (it never is while the loop holds both ends).
     pub fn drain(&self) -> bool {
@@ -102,7 +101,6 @@ impl SelfPipe {
             }
         }
     }
-    // ANCHOR_END: read_from_self
 }
 
 impl<L> RemoteQueue<L> {

@@ -31,7 +31,6 @@ pub const ACCEPT_RETRY_DELAY: f64 = 1.0;
 /// asyncio's default `backlog`: how many connections a server accepts per readiness event.
 pub const DEFAULT_BACKLOG: usize = 100;
 
-// ANCHOR: server
 /// A listening socket the loop accepts connections on (asyncio's `Server`).
 #[derive(Clone)]
 pub struct Server {
@@ -128,7 +127,6 @@ impl Server {
             }
         }
     }
-    // ANCHOR_END: server
 
     // ANCHOR: pause
     /// Out of descriptors: report, stop accepting, and try again after
