@@ -152,6 +152,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::handle", 1),
     ("io::selector", 1),
     ("futures::registry", 1),
+    ("futures::current", 1),
     ("event_loop::timers", 2),
     ("io::io_table", 2),
     ("io::self_pipe", 2),

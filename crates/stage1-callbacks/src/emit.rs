@@ -18,6 +18,12 @@ thread_local! {
     static ITERATION: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
+/// The event loop iteration the trace lines are prefixed with now, if any (stage 5 keeps
+/// it in step with the loop that reports).
+pub fn iteration() -> Option<u64> {
+    ITERATION.get()
+}
+
 /// True when an event would be printed or recorded.
 pub fn enabled() -> bool {
     record::listening()

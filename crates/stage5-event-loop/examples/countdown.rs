@@ -16,8 +16,8 @@
 //!
 //! Look for: the same 25 lines as stage 1, `Down 4` before `Up 4` at 4.000. In the trace,
 //! each line starts with the loop's iteration, `[n]`. At 4.000 both sleeps' timers are due
-//! in the same iteration; step 4 moves them to the ready queue in `(when, sequence)` order,
-//! countdown's first because it was registered first; their callbacks complete the two sleep
+//! in the same iteration (`timer due 4.000`); step 4 moves them to the ready queue in
+//! `(when, sequence)` order, countdown's first because it was registered first; their callbacks complete the two sleep
 //! futures, whose wakers schedule the two tasks' steps, in that order, for the next
 //! iteration.
 

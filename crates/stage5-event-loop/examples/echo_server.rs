@@ -17,8 +17,9 @@
 //! nc 127.0.0.1 30000                       # in another terminal; type lines, then Ctrl-C the server
 //! ```
 //!
-//! Look for: with `--trace`, `step 3: <Handle #n> is ready` when the listener's reader is
-//! due, and `select(timeout=None)` while every connection is idle: the loop sleeps.
+//! Look for: with `--trace`, `select: fd N ready to read, cN ready` when the listener's
+//! reader is due, and `select: no timer, block until a socket is ready` while every
+//! connection is idle: the loop sleeps.
 
 #[allow(dead_code)]
 #[path = "producer_consumer.rs"]

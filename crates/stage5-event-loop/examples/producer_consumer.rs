@@ -13,11 +13,11 @@
 //! cargo run -p stage5 --example producer_consumer -- --virtual-time --trace
 //! ```
 //!
-//! Look for, in the trace: after `Consuming n` the consumer's step just ends (its `get`
-//! found the queue empty and left a getter future in the queue; no line says so). A second
-//! later, right after `Producing n+1`, `wake <Task #2>`: `put_nowait` completed that future,
-//! whose waker schedules the consumer's step with `call_soon`; in the next iteration the
-//! consumer takes the item.
+//! Look for, in the trace: after `Consuming n`, `queue get: empty, t3 waits`: the
+//! consumer's `get` left a getter future in the queue, and its step ends. A second later,
+//! right after `Producing n+1`, `wake t3`: `put_nowait` completed that future, whose waker
+//! schedules the consumer's step with `call_soon`; in the next iteration the consumer takes
+//! the item. (`t1` is `main`, `t2` the producer.)
 
 use stage5::{Error, EventLoop, Options, Queue, Task, gather, say, sleep};
 

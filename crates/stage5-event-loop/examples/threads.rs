@@ -11,8 +11,8 @@
 //! cargo run -p stage5 --example threads -- --timestamps --trace
 //! ```
 //!
-//! Look for, in the trace: `select(timeout=None)` (the loop sleeps), then the self-pipe's
-//! reader `<Handle #0>` ready and the worker's callback run in the same iteration. The
+//! Look for, in the trace: `select: no timer, block until a socket is ready` (the loop
+//! sleeps), then the self-pipe's reader `c0` ready and the worker's callback run in the same iteration. The
 //! results come in the order the workers finish, which depends on the machine; each line
 //! names its worker. With `--virtual-time` the program is the same: threads run in real
 //! time, and the virtual clock does not move.

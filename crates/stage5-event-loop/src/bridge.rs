@@ -104,7 +104,15 @@ impl EventLoop {
                 callback(lp);
             }
         });
-        loop_trace!(self, "{interest}_wait fd {fd}: {handle}");
+        let (name, id) = (interest.name(), handle.trace_id());
+        loop_event!(
+            self,
+            stage1::Event::IoWait {
+                fd,
+                interest: name,
+                id
+            }
+        );
         self.add_waiter(fd, interest, Waiter::Callback(handle))?;
         Ok(())
     }

@@ -31,19 +31,23 @@
 //! `Task`, stage 2's `sleep` and `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on
 //! it unchanged; chapter 5 opens with that.
 
-/// Report a loop step when tracing (`--trace`), prefixed with the loop's iteration number.
-/// The flag is read once, when the loop is created: a disabled trace costs one branch.
-macro_rules! loop_trace {
-    ($lp:expr, $($arg:tt)*) => {{
-        let lp: &$crate::event_loop::EventLoop = $lp;
-        if lp.tracing() {
-            ::stage1::console::trace(::std::format_args!(
-                "[{}] {}",
-                lp.iteration(),
-                ::std::format_args!($($arg)*)
-            ));
+/// Report a step of the loop as one of stage 1's events, for `--trace` (a line prefixed with
+/// the loop's iteration, `[n]`) and `--timeline` (a mark in the picture). The event is
+/// built only when one of them is on: otherwise a report costs one check.
+macro_rules! loop_event {
+    ($lp:expr, $event:expr) => {{
+        if ::stage1::emit::enabled() {
+            let lp: &$crate::event_loop::EventLoop = $lp;
+            lp.report($event);
         }
     }};
+}
+
+/// A trace line of the loop's own, which draws nothing: `loop_trace!(lp, "clean heap: ...")`.
+macro_rules! loop_trace {
+    ($lp:expr, $($arg:tt)*) => {
+        loop_event!($lp, ::stage1::Event::Note(::std::format!($($arg)*)))
+    };
 }
 
 pub mod bridge;

@@ -143,7 +143,7 @@ fn closing_with_pending_tasks_reports_each_of_them() {
     assert_eq!(
         *seen.borrow(),
         [format!(
-            "Task was destroyed but it is pending! <Task #{} pending>",
+            "Task was destroyed but it is pending! <Task t{} pending>",
             sleeper.id()
         )]
     );

@@ -39,7 +39,7 @@ pub struct Handle<L> {
 }
 
 struct HandleInner<S: ?Sized> {
-    id: u64,           // the number the trace shows: `<Handle #7>`
+    id: u64,           // the number the trace shows: `c7`, `<Handle c7>`
     when: Option<f64>, // `Some` for a timer: when it is due, on the loop's clock
     cancelled: Cell<bool>,
     scheduled: Cell<bool>, // a timer still in the loop's heap (asyncio's `_scheduled`)
@@ -167,6 +167,11 @@ impl<L> Handle<L> {
         self.inner.id
     }
 
+    /// The handle in the trace's id scheme: `c7`.
+    pub fn trace_id(&self) -> stage1::Id {
+        stage1::Id::Callback(self.inner.id)
+    }
+
     /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop
     /// wraps this in its panic catcher.
     pub fn run(&self, lp: &L) {
@@ -192,8 +197,8 @@ impl<L> Handle<L> {
 impl<L> fmt::Display for Handle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.inner.when {
-            None => write!(f, "<Handle #{}", self.inner.id)?,
-            Some(when) => write!(f, "<TimerHandle #{} when={when:.3}", self.inner.id)?,
+            None => write!(f, "<Handle c{}", self.inner.id)?,
+            Some(when) => write!(f, "<TimerHandle c{} when={when:.3}", self.inner.id)?,
         }
         if self.cancelled() {
             f.write_str(" cancelled")?;
@@ -296,7 +301,7 @@ mod tests {
         handle.run(&());
         handle.run(&());
         assert_eq!(*count.borrow(), 1);
-        assert_eq!(handle.to_string(), "<Handle #1>");
+        assert_eq!(handle.to_string(), "<Handle c1>");
     }
 
     #[test]
@@ -329,7 +334,7 @@ mod tests {
         handle.cancel();
         assert!(handle.cancelled());
         assert_eq!(Rc::strong_count(&witness), 1);
-        assert_eq!(handle.to_string(), "<TimerHandle #2 when=1.500 cancelled>");
+        assert_eq!(handle.to_string(), "<TimerHandle c2 when=1.500 cancelled>");
     }
 
     #[test]

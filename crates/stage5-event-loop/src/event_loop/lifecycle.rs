@@ -88,7 +88,7 @@ impl EventLoop {
         for task in &tasks {
             self.call_exception_handler(&ExceptionContext {
                 message: "Task was destroyed but it is pending!".into(),
-                task: Some(format!("<Task #{} pending>", task.id())),
+                task: Some(format!("<Task t{} pending>", task.id())),
                 ..ExceptionContext::default()
             });
         }

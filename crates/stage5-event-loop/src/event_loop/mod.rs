@@ -37,7 +37,7 @@ use stage1::{Clock, RealClock};
 
 use crate::errors::Error;
 use crate::futures::registry::TaskRegistry;
-use crate::io::io_table::IoTable;
+use crate::io::io_table::{IoTable, Ready};
 use crate::io::selector::Selector;
 use crate::io::self_pipe::{self, RemoteQueue, SelfPipe};
 use crate::io::signal_table::SignalTable;
@@ -70,13 +70,13 @@ pub const DEFAULT_SLOW_CALLBACK_DURATION: f64 = 0.1;
 /// where Python would have the exception object.
 #[derive(Clone, Debug, Default)]
 pub struct ExceptionContext {
-    /// What happened: `Exception in callback <Handle #3>`.
+    /// What happened: `Exception in callback <Handle c3>`.
     pub message: String,
     /// The error, for a panic the panic's message.
     pub exception: Option<Error>,
     /// The handle whose callback failed, if a callback failed.
     pub handle: Option<Handle>,
-    /// The task concerned, as its trace names it (`<Task #2>`), if a task is.
+    /// The task concerned, as its trace names it (`<Task t2>`), if a task is.
     pub task: Option<String>,
 }
 
@@ -134,7 +134,6 @@ struct LoopInner {
     stopping: Cell<bool>,
     running: Cell<bool>,
     closed: Cell<bool>,
-    trace: bool, // `--trace`, read once at construction
     debug: Cell<bool>,
     slow_callback_duration: Cell<f64>,
     exception_handler: RefCell<Option<ExceptionHandler>>,
@@ -146,8 +145,8 @@ struct LoopInner {
     self_pipe: SelfPipe,             // its read end, watched by a reader
     remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
     signals: RefCell<SignalTable<EventLoop>>,
-    io_ready: RefCell<(Vec<Handle>, Vec<Waker>)>, // step 3's dispatch buffers
-    scratch: RefCell<Vec<u8>>,                    // `sock_recv` reads here first
+    io_ready: RefCell<(Vec<Ready<EventLoop>>, Vec<Waker>)>, // step 3's dispatch buffers
+    scratch: RefCell<Vec<u8>>,                              // `sock_recv` reads here first
 }
 // ANCHOR_END: state
 
@@ -159,8 +158,7 @@ impl EventLoop {
         EventLoop::with_clock(RealClock::new())
     }
 
-    /// A loop on `clock`. Whether it traces its steps is decided now, from this thread's
-    /// console (`--trace`), so create the loop after installing the console.
+    /// A loop on `clock`.
     ///
     /// # Panics
     ///
@@ -185,7 +183,6 @@ impl EventLoop {
             stopping: Cell::new(false),
             running: Cell::new(false),
             closed: Cell::new(false),
-            trace: stage1::console::tracing(),
             debug: Cell::new(false),
             slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
             exception_handler: RefCell::new(None),
@@ -226,9 +223,14 @@ impl EventLoop {
         self.inner.iteration.get()
     }
 
-    /// True if the loop reports its steps (`--trace` when it was made).
-    pub(crate) fn tracing(&self) -> bool {
-        self.inner.trace
+    /// Report `event` (see `loop_event!`): every line it prints is prefixed with this loop's
+    /// iteration, whatever other loop on the thread reported last.
+    pub(crate) fn report(&self, event: stage1::Event) {
+        let n = self.inner.iteration.get();
+        if stage1::emit::iteration() != Some(n) {
+            stage1::emit::emit(stage1::Event::Iteration(n));
+        }
+        stage1::emit::emit(event);
     }
 
     /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).

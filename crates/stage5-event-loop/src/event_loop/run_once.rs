@@ -12,11 +12,13 @@
 //! included; here a batch is fixed when it starts (`ntodo`), and a panic in a callback is
 //! caught and reported instead of ending the program.
 
-use std::fmt;
 use std::time::Duration;
 
 use crate::errors::{Error, catch};
+use stage1::Event;
+
 use crate::event_loop::lifecycle::Running;
+use crate::event_loop::scheduling::clamped;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle, Level};
 use crate::io::self_pipe::Remote;
 
@@ -62,12 +64,13 @@ impl EventLoop {
             let after = scheduled.len();
             loop_trace!(
                 self,
-                "step 1: {cancelled} of {before} timers cancelled: heap rebuilt with {after}"
+                "clean heap: {cancelled} of {before} timers cancelled: rebuilt with {after}"
             );
             return;
         }
         while let Some(handle) = scheduled.pop_cancelled_head() {
-            loop_trace!(self, "step 1: drop cancelled {handle} off the head");
+            let id = handle.trace_id();
+            loop_trace!(self, "clean heap: drop cancelled {id} off the head");
         }
     }
     // ANCHOR_END: step1
@@ -101,36 +104,49 @@ impl EventLoop {
         self.before_select(); // chapter 7: re-arm, release
         let mut selector = self.inner.selector.borrow_mut();
         if !self.inner.clock.is_virtual() {
-            loop_trace!(self, "step 3: select(timeout={})", Secs(timeout));
+            loop_event!(
+                self,
+                Event::Select {
+                    timeout,
+                    virtual_next: None
+                }
+            );
             return Ok(selector.select(timeout)?);
         }
         match timeout {
             None if !self.watches_anything() => {
                 loop_trace!(
                     self,
-                    "step 3: nothing ready, no timer, no I/O: nothing to wait for"
+                    "select: nothing ready, no timer, no I/O: nothing to wait for"
                 );
                 Err(Error::NothingToWaitFor)
             }
             None => {
                 // Only the outside world can end this wait; it comes in real time.
-                loop_trace!(self, "step 3: select(timeout=None)");
+                loop_event!(
+                    self,
+                    Event::Select {
+                        timeout,
+                        virtual_next: None
+                    }
+                );
                 Ok(selector.select(None)?)
             }
             Some(timeout) => {
+                let next = self.inner.clock.now().saturating_add(timeout);
+                // The virtual clock polls; it says where it will jump if nothing comes.
+                let virtual_next = (timeout > Duration::ZERO).then_some(next);
+                loop_event!(
+                    self,
+                    Event::Select {
+                        timeout: Some(timeout),
+                        virtual_next
+                    }
+                );
                 let events = selector.select(Some(Duration::ZERO))?;
                 if events == 0 && timeout > Duration::ZERO {
-                    let target = self.inner.clock.now().saturating_add(timeout);
-                    self.inner.clock.sleep_until(target);
-                    loop_trace!(
-                        self,
-                        "step 3: select(timeout={}): no event, virtual clock jumps to {:.3}",
-                        Secs(Some(timeout)),
-                        target.as_secs_f64()
-                    );
-                } else {
-                    let shown = Secs(Some(timeout));
-                    loop_trace!(self, "step 3: select(timeout={shown}): {events} events");
+                    self.inner.clock.sleep_until(next);
+                    loop_event!(self, Event::Jump { to: next });
                 }
                 Ok(events)
             }
@@ -156,8 +172,9 @@ impl EventLoop {
             .borrow_mut()
             .process_events(&selector, handles, wakers);
         drop(selector);
-        for handle in handles.drain(..) {
-            loop_trace!(self, "step 3: {handle} is ready");
+        for (fd, interest, handle) in handles.drain(..) {
+            let (interest, id) = (interest.name(), handle.trace_id());
+            loop_event!(self, Event::IoReady { fd, interest, id });
             self.push_ready(handle);
         }
         for waker in wakers.drain(..) {
@@ -171,7 +188,9 @@ impl EventLoop {
         match item {
             Remote::Call(callback) => {
                 let handle = Handle::new(self.next_handle_id(), None, callback);
-                loop_trace!(self, "step 3: call_soon_threadsafe {handle}");
+                let id = handle.trace_id();
+                loop_trace!(self, "call_soon_threadsafe: {id} from another thread");
+                loop_event!(self, Event::CallSoon { id });
                 self.push_ready(handle);
             }
             Remote::Wake(waker) => waker.wake(),
@@ -190,8 +209,15 @@ impl EventLoop {
             return;
         }
         let end_time = self.time() + CLOCK_RESOLUTION;
-        while let Some(handle) = scheduled.pop_due(end_time) {
-            loop_trace!(self, "step 4: {handle} is due: to the ready queue");
+        while let Some((handle, seq)) = scheduled.pop_due(end_time) {
+            loop_event!(self, {
+                let due = clamped(handle.when().unwrap_or_default());
+                Event::TimerDue {
+                    id: handle.trace_id(),
+                    due,
+                    seq,
+                }
+            });
             self.push_ready(handle);
         }
     }
@@ -203,15 +229,27 @@ impl EventLoop {
     /// next iteration, after another select.
     fn run_ready(&self) {
         let ntodo = self.inner.ready.borrow().len();
+        loop_event!(self, {
+            let timers = self.inner.scheduled.borrow().len();
+            Event::Queues {
+                ready: ntodo,
+                timers,
+            }
+        });
         for _ in 0..ntodo {
             // The borrow ends with the statement: the callback will call `call_soon`.
             let next = self.inner.ready.borrow_mut().pop_front();
             let Some(handle) = next else { break };
             if handle.cancelled() {
-                loop_trace!(self, "step 5: skip cancelled {handle}");
+                loop_trace!(self, "skip cancelled {}", handle.trace_id());
                 continue;
             }
-            loop_trace!(self, "step 5: run {handle}");
+            loop_event!(
+                self,
+                Event::Run {
+                    id: handle.trace_id()
+                }
+            );
             if self.inner.debug.get() {
                 self.run_handle_timed(&handle);
             } else {
@@ -245,19 +283,6 @@ impl EventLoop {
         if took >= self.inner.slow_callback_duration.get() {
             let message = format!("Executing {handle} took {took:.3} seconds");
             self.log(Level::Warning, &message);
-        }
-    }
-}
-
-/// A select timeout as the trace shows it: `None`, `0` or seconds.
-struct Secs(Option<Duration>);
-
-impl fmt::Display for Secs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => f.write_str("None"),
-            Some(d) if d.is_zero() => f.write_str("0"),
-            Some(d) => write!(f, "{:.3}", d.as_secs_f64()),
         }
     }
 }

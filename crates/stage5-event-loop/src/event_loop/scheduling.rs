@@ -12,6 +12,10 @@
 //! What changed since stage 4: stage 4's `call_soon` queued a boxed closure and returned a
 //! number; here the caller gets the handle itself, and can cancel it.
 
+use std::time::Duration;
+
+use stage1::Event;
+
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle, TimerHandle};
 
@@ -22,7 +26,12 @@ impl EventLoop {
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), None, callback);
-        loop_trace!(self, "call_soon {handle}");
+        loop_event!(
+            self,
+            Event::CallSoon {
+                id: handle.trace_id()
+            }
+        );
         self.push_ready(handle.clone());
         Ok(handle)
     }
@@ -60,11 +69,27 @@ impl EventLoop {
         }
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), Some(when), callback);
-        let (timer, sequence) = self.inner.scheduled.borrow_mut().push(handle);
-        loop_trace!(self, "call_at {timer} seq {sequence}");
+        let id = handle.trace_id();
+        let (timer, seq) = self.inner.scheduled.borrow_mut().push(handle);
+        loop_event!(self, {
+            let due = clamped(when);
+            let delay = clamped(when - self.time());
+            Event::CallLater {
+                id,
+                delay,
+                due,
+                seq,
+            }
+        });
         Ok(timer)
     }
     // ANCHOR_END: call_later
+}
+
+/// Seconds as a `Duration`, for the trace and the timeline, which count from the clock's
+/// start: a time in the past shows as 0, an infinite one as the largest `Duration`.
+pub(crate) fn clamped(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]

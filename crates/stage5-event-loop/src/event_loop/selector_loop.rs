@@ -47,7 +47,7 @@ impl EventLoop {
         }
         let arrived = self.inner.signals.borrow_mut().arrived();
         for handle in arrived {
-            loop_trace!(self, "signal: queue {handle}");
+            loop_trace!(self, "signal arrived: queue {}", handle.trace_id());
             self.push_ready(handle);
         }
     }

@@ -138,14 +138,15 @@ impl<L> Scheduled<L> {
     }
 
     /// Step 4: pop the first timer if it is due before `end_time` (asyncio breaks out of
-    /// its loop at `when >= end_time`). Cancelled timers come out too; step 5 skips them.
-    pub fn pop_due(&mut self, end_time: f64) -> Option<Handle<L>> {
+    /// its loop at `when >= end_time`), with its sequence number. Cancelled timers come out
+    /// too; step 5 skips them.
+    pub fn pop_due(&mut self, end_time: f64) -> Option<(Handle<L>, u64)> {
         if self.heap.peek()?.deadline.0 >= end_time {
             return None;
         }
         let timer = self.heap.pop()?;
         timer.item.set_scheduled(false);
-        Some(timer.item)
+        Some((timer.item, timer.sequence))
     }
 
     /// Take every timer out (the loop closes); the cancelled count starts again at zero.
@@ -170,14 +171,13 @@ mod tests {
             heap.push(timer(id, when));
         }
         assert_eq!(heap.next_when(), Some(-2.0));
-        let due: Vec<u64> = std::iter::from_fn(|| heap.pop_due(2.0))
-            .map(|h| h.id())
-            .collect();
-        assert_eq!(due, [4, 2], "2.0 is not before end_time 2.0");
-        let rest: Vec<u64> = std::iter::from_fn(|| heap.pop_due(2.5))
-            .map(|h| h.id())
-            .collect();
-        assert_eq!(rest, [1, 3]);
+        let ids = |pairs: Vec<(Handle<()>, u64)>| -> Vec<(u64, u64)> {
+            pairs.into_iter().map(|(h, seq)| (h.id(), seq)).collect()
+        };
+        let due = ids(std::iter::from_fn(|| heap.pop_due(2.0)).collect());
+        assert_eq!(due, [(4, 4), (2, 2)], "2.0 is not before end_time 2.0");
+        let rest = ids(std::iter::from_fn(|| heap.pop_due(2.5)).collect());
+        assert_eq!(rest, [(1, 1), (3, 3)]);
     }
 
     #[test]
@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(heap.rebuild_if_mostly_cancelled(), Some((51, 101)));
         assert_eq!((heap.len(), heap.cancelled_count()), (50, 0));
         // A timer that left the heap is not counted when cancelled.
-        assert_eq!(heap.pop_due(100.0).map(|h| h.id()), Some(51));
+        assert_eq!(heap.pop_due(100.0).map(|(h, _)| h.id()), Some(51));
         timers[51].cancel();
         assert_eq!(heap.cancelled_count(), 0);
         assert_eq!(heap.take_all().len(), 49);

@@ -8,6 +8,7 @@
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
 //! | `registry` | the loop's table of live tasks, by key | `tasks._all_tasks` |
+//! | `current` | the task whose step runs now, for the trace | `tasks.current_task()` |
 //! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
 //! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
 //! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
@@ -20,6 +21,7 @@
 //! leaving the scheduler's `current` slot, and was put back by whoever it waited for.
 
 pub mod combinators;
+pub(crate) mod current;
 pub mod future;
 pub mod queue;
 pub(crate) mod registry;

@@ -23,6 +23,9 @@ use std::rc::Rc;
 
 use crate::errors::{Error, QueueFull};
 use crate::event_loop::EventLoop;
+use stage1::Event;
+
+use crate::futures::current::current_task;
 use crate::futures::future::Future;
 
 /// A FIFO queue for tasks, bounded if `maxsize > 0`. Cloning gives another handle to the
@@ -150,11 +153,22 @@ impl<T: 'static> Queue<T> {
     /// `wakeup_next`. The guard undoes the wait if the waiting task is cancelled.
     async fn wait(&self, side: Side) {
         let waiter = self.inner.lp.create_future::<()>();
-        self.inner
-            .state
-            .borrow_mut()
-            .waiters(side)
-            .push_back(waiter.clone());
+        let waiting = {
+            let mut state = self.inner.state.borrow_mut();
+            state.waiters(side).push_back(waiter.clone());
+            state.waiters(side).len()
+        };
+        let who = current_task();
+        match side {
+            Side::Getters => loop_event!(&self.inner.lp, Event::QueueWait { who, waiting }),
+            Side::Putters => {
+                let who = who.map_or_else(|| "the caller".to_owned(), |id| id.to_string());
+                loop_trace!(
+                    &self.inner.lp,
+                    "queue put: full, {who} waits ({waiting} waiting)"
+                )
+            }
+        }
         let mut guard = WaitGuard {
             queue: self,
             waiter: waiter.clone(),

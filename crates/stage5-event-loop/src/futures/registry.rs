@@ -22,7 +22,7 @@ pub trait Step<L> {
     fn step(self: Rc<Self>, lp: &L);
     /// Set while a step is in the ready queue: a second wake-up adds none.
     fn scheduled(&self) -> &Cell<bool>;
-    /// The task's number in the trace: `<Task #3>`.
+    /// The task's number in the trace: `t3`.
     fn id(&self) -> u64;
     /// Ask the task to end (asyncio's `Task.cancel`); false if it cannot be.
     fn cancel(self: Rc<Self>) -> bool;

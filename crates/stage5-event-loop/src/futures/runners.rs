@@ -96,7 +96,7 @@ impl EventLoop {
                 self.call_exception_handler(&ExceptionContext {
                     message: "unhandled exception during asyncio.run() shutdown".into(),
                     exception: Some(error),
-                    task: Some(format!("<Task #{} finished with an exception>", task.id())),
+                    task: Some(format!("<Task t{} finished with an exception>", task.id())),
                     handle: None,
                 });
             }

@@ -7,20 +7,14 @@
 //! `call_soon` brings the task back for its next step. When the coroutine returns, the task
 //! (which *is* a future) sets its own result.
 //!
-//! Ours is the same, with Rust's vocabulary. A step is a handle scheduled with `call_soon`
-//! that polls the task's future once. What the future awaits registers the task's
-//! [`Waker`]; waking it schedules the next step with `call_soon`, once: a task already
-//! scheduled is not scheduled again. The task's output goes into a [`Future`], so a
+//! Ours is the same, with Rust's vocabulary. A step is a handle that polls the task's
+//! future once; what the future awaits keeps the task's real [`Waker`] (`waker.rs`), and
+//! waking it schedules the next step. The task's output goes into a [`Future`], so a
 //! [`Task<T>`] is a future of its output (it derefs to one).
 //!
-//! The waker is real (`std::task::Wake`, see `waker.rs`): it holds the task's key in the
-//! loop's table of tasks (`registry.rs`), which owns the task while it lives.
-//!
-//! What changed since stage 4: stage 2 to 4 polled tasks with a no-op waker and found out
-//! which task was waiting through the scheduler's `current` slot ("the task running now is
-//! the one that will wait"). That worked only for the scheduler's own awaitables. A real
-//! waker travels with the `Context` into any future, which can keep it, clone it, and wake
-//! the task later, from anywhere, with no global slot.
+//! What changed since stage 4: stages 2 to 4 polled tasks with a no-op waker and knew which
+//! task was waiting through the scheduler's `current` slot, which worked only for the
+//! scheduler's own awaitables. A real waker travels into any future, with no global slot.
 
 use std::cell::{Cell, OnceCell};
 use std::fmt;
@@ -29,9 +23,12 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use stage1::{Event, Id};
+
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
 use crate::event_loop::weak::WeakLoop;
+use crate::futures::current::Current;
 use crate::futures::future::Future;
 use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
@@ -68,7 +65,7 @@ impl<T> From<Task<T>> for Future<T> {
 }
 
 impl<T> Task<T> {
-    /// The number the trace knows this task by: `<Task #2>`.
+    /// The number the trace knows this task by: `t2`, `<Task t2>`.
     pub fn id(&self) -> u64 {
         self.id
     }
@@ -84,13 +81,13 @@ impl<T: Clone + 'static> std::future::Future for Task<T> {
 
 impl<T> fmt::Display for Task<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<Task #{}>", self.id)
+        write!(f, "<Task t{}>", self.id)
     }
 }
 
 impl<T> fmt::Debug for Task<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<Task #{} {}>", self.id, self.future)
+        write!(f, "<Task t{} {}>", self.id, self.future)
     }
 }
 
@@ -142,7 +139,7 @@ impl EventLoop {
             "Task",
         );
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
-        loop_trace!(self, "create_task <Task #{id}>: call_soon its first step");
+        loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
         self.call_soon(move |lp| core.step(lp))?;
         Ok(Task { future: result, id })
@@ -175,14 +172,19 @@ where
             // It returned, but a cancel came first (it cancelled itself): cancelled.
             Ok(Ok(_)) if self.cancel_requested.get() => self.end_cancelled(lp),
             Ok(Ok(value)) => {
-                loop_trace!(lp, "<Task #{}> done", self.id);
+                loop_event!(
+                    lp,
+                    Event::Finished {
+                        task: Id::Task(self.id)
+                    }
+                );
                 self.result.set_result(value).is_ok()
             }
             // A `CancelledError` escaped the coroutine (`?` on a cancelled future).
             Ok(Err(Error::Cancelled)) => self.end_cancelled(lp),
             // An exception, or a panic: the task's exception.
             Ok(Err(error)) | Err(error) => {
-                loop_trace!(lp, "<Task #{}> failed: {error}", self.id);
+                loop_trace!(lp, "t{} failed: {error}", self.id);
                 self.result.set_exception(error).is_ok()
             }
         };
@@ -194,7 +196,7 @@ where
 
     /// End the task cancelled; true if it was pending.
     fn end_cancelled(&self, lp: &EventLoop) -> bool {
-        loop_trace!(lp, "<Task #{}> cancelled", self.id);
+        loop_trace!(lp, "t{} cancelled", self.id);
         self.result.cancel_now()
     }
     // ANCHOR_END: finish
@@ -216,7 +218,7 @@ where
             return; // finished already
         };
         if self.cancel_requested.get() {
-            loop_trace!(lp, "step <Task #{}>: cancelled", self.id);
+            loop_trace!(lp, "step t{}: cancelled", self.id);
             // Cancellation is the future's drop: its destructors are the coroutine's
             // `except CancelledError`, and one that panics fails the task instead.
             match catch(|| drop(future)) {
@@ -228,11 +230,28 @@ where
             }
             return;
         }
-        loop_trace!(lp, "step <Task #{}>", self.id);
+        loop_event!(
+            lp,
+            Event::Step {
+                task: Id::Task(self.id)
+            }
+        );
         let waker = self.waker.get().expect("set when the task was created");
         let mut cx = Context::from_waker(waker);
-        match catch(|| future.as_mut().poll(&mut cx)) {
-            Ok(Poll::Pending) => self.future.set(Some(future)),
+        let polled = {
+            let _current = Current::enter(self.id);
+            catch(|| future.as_mut().poll(&mut cx))
+        };
+        match polled {
+            Ok(Poll::Pending) => {
+                loop_event!(
+                    lp,
+                    Event::Suspend {
+                        task: Id::Task(self.id)
+                    }
+                );
+                self.future.set(Some(future));
+            }
             Ok(Poll::Ready(output)) => {
                 drop(future);
                 self.finish(lp, Ok(output));
@@ -261,7 +280,7 @@ where
         }
         self.cancel_requested.set(true);
         if let Some(lp) = self.lp.upgrade() {
-            loop_trace!(&lp, "cancel <Task #{}>", self.id);
+            loop_trace!(&lp, "cancel t{}", self.id);
             schedule_step(&lp, self);
         }
         true

@@ -87,10 +87,16 @@ fn wake_task(lp: &EventLoop, key: TaskKey) {
 /// Schedule a task's next step with `call_soon`, unless one is already in the ready queue.
 pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
     if task.scheduled().replace(true) {
-        loop_trace!(lp, "wake <Task #{}>: already scheduled", task.id());
+        loop_trace!(lp, "wake t{}: already scheduled", task.id());
         return;
     }
-    loop_trace!(lp, "wake <Task #{}>: call_soon its step", task.id());
+    loop_event!(
+        lp,
+        stage1::Event::Wake {
+            to: stage1::Id::Task(task.id()),
+            by: ""
+        }
+    );
     // On a closed loop nothing runs any more; the task stays where it is.
     let _ = lp.call_soon(move |lp| task.step(lp));
 }

@@ -51,6 +51,9 @@ pub enum Waiter<L> {
     Task(Waker),
 }
 
+/// A reader's or writer's handle made ready by an event: its descriptor, its direction.
+pub type Ready<L> = (RawFd, Interest, Handle<L>);
+
 /// What the loop knows about one file descriptor.
 struct Source<L> {
     reader: Option<Waiter<L>>,
@@ -307,12 +310,13 @@ impl<L> IoTable<L> {
 
     // ANCHOR: process_events
     /// asyncio's `_process_events`: for each event, note the readiness and dispatch the
-    /// reader and the writer. A callback's handle goes to `ready` (step 5 runs it), a
-    /// cancelled one is removed instead; a task's waker goes to `wake`.
+    /// reader and the writer. A callback's handle goes to `ready`, with its descriptor and
+    /// direction (step 5 runs it), a cancelled one is removed instead; a task's waker goes
+    /// to `wake`.
     pub fn process_events(
         &mut self,
         selector: &Selector,
-        ready: &mut Vec<Handle<L>>,
+        ready: &mut Vec<Ready<L>>,
         wake: &mut Vec<Waker>,
     ) {
         for event in selector.events() {
@@ -340,7 +344,7 @@ impl<L> IoTable<L> {
                         self.waiters -= 1;
                     }
                     Some(Waiter::Callback(handle)) => {
-                        ready.push(handle.clone());
+                        ready.push((fd, interest, handle.clone()));
                         dispatched = true;
                     }
                     Some(Waiter::Task(waker)) => {

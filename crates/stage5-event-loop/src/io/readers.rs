@@ -67,7 +67,7 @@ impl EventLoop {
     ) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new_repeating(self.next_handle_id(), callback);
-        loop_trace!(self, "add_{interest}er fd {fd}: {handle}");
+        loop_trace!(self, "add_{interest}er fd {fd}: {}", handle.trace_id());
         let old = self.add_waiter(fd, interest, Waiter::Callback(handle.clone()))?;
         if let Some(Waiter::Callback(old)) = old {
             old.cancel();

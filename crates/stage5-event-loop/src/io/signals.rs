@@ -35,9 +35,13 @@ impl EventLoop {
         self.check_closed()?;
         check_signal(sig)?;
         let handle = Handle::new_repeating(self.next_handle_id(), callback);
-        loop_trace!(self, "add_signal_handler {sig}: {handle}");
+        loop_trace!(self, "add_signal_handler {sig}: {}", handle.trace_id());
         if let Some(old) = self.install_signal_handler(sig, handle.clone())? {
-            loop_trace!(self, "add_signal_handler {sig}: replaces {old}");
+            loop_trace!(
+                self,
+                "add_signal_handler {sig}: replaces {}",
+                old.trace_id()
+            );
             old.cancel();
         }
         Ok(handle)

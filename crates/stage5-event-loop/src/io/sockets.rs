@@ -26,7 +26,10 @@ use std::task::{Context, Poll};
 use socket2::Socket;
 use stage4::Interest;
 
+use stage1::Event;
+
 use crate::event_loop::EventLoop;
+use crate::futures::current::current_task;
 use crate::io::io_table::Waiter;
 
 // ANCHOR: io_op
@@ -56,6 +59,10 @@ impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F>
                     let waiter = Waiter::Task(cx.waker().clone());
                     if let Err(error) = this.lp.add_waiter(this.fd, this.interest, waiter) {
                         return Poll::Ready(Err(error));
+                    }
+                    if let Some(id) = current_task() {
+                        let (fd, interest) = (this.fd, this.interest.name());
+                        loop_event!(this.lp, Event::IoWait { fd, interest, id });
                     }
                     this.waiting = true;
                     return Poll::Pending;
