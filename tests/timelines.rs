@@ -37,6 +37,18 @@ mod stage3_mixed;
 #[allow(dead_code)]
 #[path = "../crates/stage4-select/tests/support/scripted_io.rs"]
 mod stage4_scripted_io;
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/examples/callbacks.rs"]
+mod stage5_callbacks;
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/examples/countdown.rs"]
+mod stage5_countdown;
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/tests/support/old_code.rs"]
+mod stage5_old_code;
+#[allow(dead_code)]
+#[path = "../crates/stage5-event-loop/examples/producer_consumer.rs"]
+mod stage5_producer_consumer;
 
 /// One committed picture: `docs/src/timelines/{file}`, drawn from `run`.
 struct Picture {
@@ -99,6 +111,39 @@ const PICTURES: &[Picture] = &[
         example: "echo_server --with-producer 3, scripted client",
         file: "stage4-scripted_io.svg",
         run: stage4_scripted_io::run,
+    },
+    Picture {
+        stage: 5,
+        example: "callbacks, parts 1 and 2",
+        file: "stage5-callbacks.svg",
+        run: |clock| {
+            let lp = stage5::EventLoop::with_clock(clock);
+            stage5_callbacks::one_loop(&lp).expect("parts 1 and 2 run to their end");
+        },
+    },
+    Picture {
+        stage: 5,
+        example: "countdown",
+        file: "stage5-countdown.svg",
+        run: |clock| {
+            stage5::run(clock, |lp| stage5_countdown::program(lp.clone()))
+                .expect("the program runs to its end");
+        },
+    },
+    Picture {
+        stage: 5,
+        example: "producer_consumer",
+        file: "stage5-producer_consumer.svg",
+        run: |clock| {
+            stage5::run(clock, |lp| stage5_producer_consumer::program(lp.clone()))
+                .expect("the program runs to its end");
+        },
+    },
+    Picture {
+        stage: 5,
+        example: "stage 4's scripted I/O on the event loop",
+        file: "stage5-scripted_io.svg",
+        run: |clock| stage5_old_code::scenario(&stage5::EventLoop::with_clock(clock)),
     },
 ];
 

@@ -27,9 +27,10 @@
 //! and `stop()` lets that iteration finish: the trampoline prints once more. In part 4,
 //! the gap between `13.000` and `24.000`, and the `WARNING` between them.
 
+use std::rc::Rc;
 use std::time::Duration;
 
-use stage5::{Error, EventLoop, Options, say, sleep};
+use stage5::{Clock, Error, EventLoop, Options, say, sleep};
 
 // ANCHOR: trampoline
 /// Print the loop's time, after `name` if there is one (the seed's `print_now`).
@@ -61,6 +62,13 @@ fn hog(lp: &EventLoop) {
 /// The four parts of the walk; `lp` runs parts 1 and 2, parts 3 and 4 get loops of their
 /// own on the same clock.
 pub fn program(lp: &EventLoop) -> Result<(), Error> {
+    one_loop(lp)?;
+    first_in_first_out(lp.clock())?;
+    a_hog(lp.clock())
+}
+
+/// Parts 1 and 2, on `lp`.
+pub fn one_loop(lp: &EventLoop) -> Result<(), Error> {
     say!("-- 1. call_soon, call_later, run_until_complete(sleep(5))");
     lp.call_soon(|lp| print_now(lp, ""))?;
     lp.call_later(1.0, |lp| print_now(lp, ""))?;
@@ -75,18 +83,25 @@ pub fn program(lp: &EventLoop) -> Result<(), Error> {
         "(the stopped loop still holds {} timer)",
         lp.scheduled_len()
     );
+    Ok(())
+}
 
+/// Part 3, on a new loop.
+fn first_in_first_out(clock: &Rc<dyn Clock>) -> Result<(), Error> {
     say!("-- 3. three trampolines on a new loop: first in, first out");
-    let fifo = EventLoop::with_clock(lp.clock().clone());
+    let fifo = EventLoop::with_clock(clock.clone());
     for name in ["First", "Second", "Third"] {
         fifo.call_soon(move |lp| trampoline(lp, name))?;
     }
     fifo.call_later(3.0, EventLoop::stop)?;
     fifo.run_forever()?;
-    fifo.close()?;
+    fifo.close()
+}
 
+/// Part 4, on a new loop in debug mode.
+fn a_hog(clock: &Rc<dyn Clock>) -> Result<(), Error> {
     say!("-- 4. a hog blocks the loop (debug mode reports it)");
-    let blocked = EventLoop::with_clock(lp.clock().clone());
+    let blocked = EventLoop::with_clock(clock.clone());
     blocked.set_debug(true);
     blocked.set_logger(|_, level, message| say!("{level}: {message}"));
     blocked.call_soon(|lp| trampoline(lp, ""))?;

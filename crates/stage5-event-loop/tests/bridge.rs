@@ -7,47 +7,16 @@
 //! as they are. Only the scheduler differs: `EventLoop` implements stage 1's `Schedule` and
 //! stage 4's `WaitIo`. The program's lines are snapshotted, and compared with stage 4's.
 
-#[allow(dead_code)]
-#[path = "../../stage4-select/examples/echo_server.rs"]
-mod echo_server;
-#[path = "../../stage4-select/tests/support/scripted_client.rs"]
-mod scripted_client;
+#[path = "support/old_code.rs"]
+mod old_code;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-
-use stage4::NewTask;
-use stage4::net::{self, Reply};
-use stage5::{Error, EventLoop, transcript};
-
-/// Run the loop until nothing is left that could ever happen: stage 1 to 4's `run()`.
-/// On the virtual clock the loop says so itself, with `NothingToWaitFor`.
-fn run_until_idle(lp: &EventLoop) {
-    loop {
-        match lp.run_once() {
-            Ok(()) => {}
-            Err(Error::NothingToWaitFor) => return,
-            Err(error) => panic!("the loop failed: {error}"),
-        }
-    }
-}
-
-// ANCHOR: old_code
-/// Stage 4's scenario on stage 5's loop.
-fn scenario(lp: &EventLoop) {
-    let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    echo_server::producer_consumer::start(lp, 3);
-    echo_server::serve(lp, listener, Reply::Got, stop.clone());
-    lp.new_task(scripted_client::client(lp.clone(), addr, stop));
-    run_until_idle(lp);
-}
-// ANCHOR_END: old_code
+use stage5::{EventLoop, transcript};
 
 #[test]
 fn stage_4s_scripted_io_runs_unchanged_on_the_event_loop() {
-    let text = transcript(false, |clock| scenario(&EventLoop::with_clock(clock)));
+    let text = transcript(false, |clock| {
+        old_code::scenario(&EventLoop::with_clock(clock))
+    });
     insta::assert_snapshot!(text);
     // The same lines as on stage 4, in the same order.
     let stage4 = include_str!(
@@ -67,8 +36,8 @@ fn stage_4s_scripted_io_runs_unchanged_on_the_event_loop() {
 fn the_trace_shows_what_the_loop_does_differently() {
     let text = transcript(true, |clock| {
         let lp = EventLoop::with_clock(clock);
-        echo_server::producer_consumer::start(&lp, 2);
-        run_until_idle(&lp);
+        old_code::producer_consumer(&lp, 2);
+        old_code::run_until_idle(&lp);
     });
     insta::assert_snapshot!(text);
 }

@@ -229,13 +229,7 @@ impl EventLoop {
     /// next iteration, after another select.
     fn run_ready(&self) {
         let ntodo = self.inner.ready.borrow().len();
-        loop_event!(self, {
-            let timers = self.inner.scheduled.borrow().len();
-            Event::Queues {
-                ready: ntodo,
-                timers,
-            }
-        });
+        loop_event!(self, self.queues());
         for _ in 0..ntodo {
             // The borrow ends with the statement: the callback will call `call_soon`.
             let next = self.inner.ready.borrow_mut().pop_front();

@@ -26,16 +26,20 @@ impl EventLoop {
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), None, callback);
-        loop_event!(
-            self,
-            Event::CallSoon {
-                id: handle.trace_id()
-            }
-        );
+        let id = handle.trace_id();
+        loop_event!(self, Event::CallSoon { id });
         self.push_ready(handle.clone());
+        loop_event!(self, self.queues());
         Ok(handle)
     }
     // ANCHOR_END: call_soon
+
+    /// How long the ready queue and the heap are: what the timeline charts.
+    pub(crate) fn queues(&self) -> Event {
+        let ready = self.inner.ready.borrow().len();
+        let timers = self.inner.scheduled.borrow().len();
+        Event::Queues { ready, timers }
+    }
 
     /// Put `handle` at the back of the ready queue (asyncio's `_add_callback`).
     pub(crate) fn push_ready(&self, handle: Handle) {
@@ -81,6 +85,7 @@ impl EventLoop {
                 seq,
             }
         });
+        loop_event!(self, self.queues());
         Ok(timer)
     }
     // ANCHOR_END: call_later
