@@ -32,7 +32,7 @@ lint:
 
 # Diff two stages' sources: `just diff 1 2`.
 diff A B:
-    diff -ru --color=auto crates/stage{{A}}-*/src crates/stage{{B}}-*/src || true
+    bash scripts/diff-stages.sh {{A}} {{B}}
 
 # Idle CPU and latency of the echo servers (chapters 1 and 4).
 echo-cost *STAGES:

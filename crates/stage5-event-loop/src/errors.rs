@@ -48,7 +48,8 @@ pub enum Error {
     /// On the virtual clock, the loop has nothing ready, no timer and nothing to select
     /// on: no event can ever come, and waiting would hang forever (see `run_once`).
     NothingToWaitFor,
-    /// The selector failed, or a file descriptor could not be watched.
+    /// A system call failed: the selector, a descriptor that cannot be watched, a socket
+    /// operation, `accept`.
     Io(Rc<io::Error>),
     /// `add_signal_handler` with a number that is no signal: asyncio's `ValueError`.
     InvalidSignal(i32),
@@ -94,7 +95,9 @@ impl fmt::Display for Error {
             Error::NothingToWaitFor => f.write_str(
                 "Event loop would wait forever: nothing ready, no timer, no I/O (virtual clock)",
             ),
-            Error::Io(error) => write!(f, "selector: {error}"),
+            // The operating system's own words; where it happened is the caller's to say
+            // (the exception handler's message: "socket.accept() failed", ...).
+            Error::Io(error) => error.fmt(f),
             Error::InvalidSignal(sig) => write!(f, "invalid signal number {sig}"),
             Error::UncatchableSignal(sig) => write!(f, "sig {sig} cannot be caught"),
             Error::Custom(error) => error.fmt(f),
@@ -204,6 +207,11 @@ mod tests {
         );
         assert_eq!(Error::msg("boom").to_string(), "boom");
         assert_eq!(QueueFull(3).to_string(), "QueueFull");
+        let emfile = io::Error::from_raw_os_error(libc::EMFILE);
+        assert_eq!(
+            Error::from(emfile).to_string(),
+            "Too many open files (os error 24)"
+        );
     }
 
     #[test]
