@@ -117,7 +117,7 @@ fn main() {
     let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
-    let _ = lp.close();
+    drop(lp); // the owner's drop closes the loop
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }

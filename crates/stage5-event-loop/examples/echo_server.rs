@@ -198,7 +198,7 @@ fn main() {
             .unwrap_or_else(|error| stage1::cli::exit_with_error(error));
     }
     let outcome = lp.run_forever();
-    let _ = lp.close();
+    drop(lp); // the owner's drop closes the loop
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }

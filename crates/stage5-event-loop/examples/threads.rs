@@ -12,10 +12,11 @@
 //! ```
 //!
 //! Look for, in the trace: `select: no timer, block until a socket is ready` (the loop
-//! sleeps), then the self-pipe's reader `c0` ready and the worker's callback run in the same iteration. The
-//! results come in the order the workers finish, which depends on the machine; each line
-//! names its worker. With `--virtual-time` the program is the same: threads run in real
-//! time, and the virtual clock does not move.
+//! sleeps), then the self-pipe's reader `c0` ready and the worker's callback run in the
+//! same iteration. The results come in the order the workers finish, which depends on the
+//! machine; each line names its worker. With `--virtual-time` the program is the same:
+//! while a worker holds a `LoopHandle`, the loop blocks for real on the self-pipe; threads
+//! run in real time, and the virtual clock does not move.
 
 use std::sync::mpsc;
 
@@ -35,6 +36,7 @@ pub fn primes_below(bound: u64) -> u64 {
 /// A worker: compute, then hand the result to the loop's thread.
 fn worker(handle: LoopHandle, id: usize, bound: u64) {
     let count = primes_below(bound);
+    // Refused only by a closed loop, which no longer waits for this result.
     let _ = handle.call_soon_threadsafe(move |lp| report(lp, id, bound, count));
 }
 // ANCHOR_END: worker
@@ -66,12 +68,14 @@ pub fn program(lp: &EventLoop) -> Result<Vec<(usize, u64)>, Error> {
         let done = done_tx.clone();
         std::thread::spawn(move || {
             worker(handle, id, bound);
+            // The receiver waits below until every worker has sent; it cannot be gone.
             let _ = done.send(());
         });
     }
     say!("{} workers started; the loop waits", BOUNDS.len());
     lp.run_forever()?; // blocks in select until a worker's byte arrives
     for _ in BOUNDS {
+        // An error means a worker died without sending: nothing more to wait for.
         let _ = done_rx.recv();
     }
     say!("all results in");
@@ -83,7 +87,7 @@ fn main() {
     let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);
-    let _ = lp.close();
+    drop(lp); // the owner's drop closes the loop
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }

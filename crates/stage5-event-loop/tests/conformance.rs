@@ -295,7 +295,7 @@ fn zero_error(fut: Future<bool>) -> impl FnOnce(&EventLoop) {
     move |_| {
         fut.set_result(true).unwrap();
         let zero = std::hint::black_box(0);
-        let _ = 1 / zero;
+        let _ = 1 / zero; // panics: there is no result to discard
     }
 }
 
@@ -323,7 +323,7 @@ fn test_set_exc_handler_custom() {
         capture_log(lp);
         let zero_error = |_: &EventLoop| {
             let zero = std::hint::black_box(0);
-            let _ = 1 / zero;
+            let _ = 1 / zero; // panics: there is no result to discard
         };
         lp.set_exception_handler(Some(Rc::new(|lp, context| {
             let exception = context.exception.as_ref().expect("a panic");
@@ -352,7 +352,7 @@ fn test_set_exc_handler_broken() {
         lp.set_exception_handler(Some(Rc::new(|_, _| panic!("broken handler"))));
         lp.call_soon(|_| {
             let zero = std::hint::black_box(0);
-            let _ = 1 / zero;
+            let _ = 1 / zero; // panics: there is no result to discard
         })
         .unwrap();
         lp.call_soon(|lp| note(lp, "the loop went on")).unwrap();
