@@ -56,3 +56,9 @@ pub mod ch5;
 #[cfg(feature = "solutions")]
 #[path = "solutions/ch5.rs"]
 pub mod ch5;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch6;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch6.rs"]
+pub mod ch6;
