@@ -62,3 +62,9 @@ pub mod ch6;
 #[cfg(feature = "solutions")]
 #[path = "solutions/ch6.rs"]
 pub mod ch6;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch7;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch7.rs"]
+pub mod ch7;
