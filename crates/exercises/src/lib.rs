@@ -21,10 +21,11 @@
 //! CI checks both ways round: every exercise test fails on the stubs as shipped, and passes
 //! on the solutions (`scripts/check-exercises.sh`).
 //!
-//! Adding an exercise (chapters 5 to 7 add theirs the same way): a stub in `src/chN.rs`, its
-//! solution in `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs`
-//! named `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in
-//! time by counts (never by a clock), and a "Try it" box in chapter N.
+//! Chapters 5 to 7 share one crate, stage 5's event loop, and their exercises use only its
+//! public API. Adding an exercise: a stub in `src/chN.rs`, its solution in
+//! `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs` named
+//! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
+//! counts (never by a clock), and a "Try it" box in chapter N.
 
 #[cfg(not(feature = "solutions"))]
 pub mod ch1;
@@ -49,3 +50,21 @@ pub mod ch4;
 #[cfg(feature = "solutions")]
 #[path = "solutions/ch4.rs"]
 pub mod ch4;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch5;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch5.rs"]
+pub mod ch5;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch6;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch6.rs"]
+pub mod ch6;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch7;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch7.rs"]
+pub mod ch7;
