@@ -1,0 +1,79 @@
+//! The five stages' example programs and how each stage runs one, in one place (book
+//! introduction, "Two commands"; every chapter's examples). Shared by the root tests: the
+//! snapshots of every stage's examples (`examples.rs`) and the stages side by side
+//! (`cross_stage.rs`).
+//!
+//! Each runner makes the stage's scheduler on the virtual clock (inside the transcript, so
+//! that it sees `--trace`), lets the program schedule its work, and runs the scheduler to
+//! the end, as the example's own `main` does.
+
+#[allow(dead_code)]
+#[path = "../../crates/stage1-callbacks/examples/countdown.rs"]
+pub mod stage1_countdown;
+#[allow(dead_code)]
+#[path = "../../crates/stage1-callbacks/examples/producer_consumer.rs"]
+pub mod stage1_producer_consumer;
+
+#[allow(dead_code)]
+#[path = "../../crates/stage2-generators/examples/countdown.rs"]
+pub mod stage2_countdown;
+#[allow(dead_code)]
+#[path = "../../crates/stage2-generators/examples/producer_consumer.rs"]
+pub mod stage2_producer_consumer;
+
+// Stage 3's `mixed` includes its `countdown` and `producer_consumer` as its own modules,
+// and a file is loaded once: stage 3's programs are reached through it.
+#[allow(dead_code)]
+#[path = "../../crates/stage3-tasks/examples/mixed.rs"]
+pub mod stage3_mixed;
+
+#[allow(dead_code)]
+#[path = "../../crates/stage4-select/examples/countdown.rs"]
+pub mod stage4_countdown;
+#[allow(dead_code)]
+#[path = "../../crates/stage4-select/examples/producer_consumer.rs"]
+pub mod stage4_producer_consumer;
+
+#[allow(dead_code)]
+#[path = "../../crates/stage5-event-loop/examples/countdown.rs"]
+pub mod stage5_countdown;
+#[allow(dead_code)]
+#[path = "../../crates/stage5-event-loop/examples/producer_consumer.rs"]
+pub mod stage5_producer_consumer;
+
+/// Stage 1's scheduler (and stage 3's, which is the same): schedule, then run.
+pub fn stage1(trace: bool, program: fn(&stage1::Scheduler)) -> String {
+    stage1::transcript(trace, |clock| {
+        let s = stage1::Scheduler::new(clock);
+        program(&s);
+        s.run();
+    })
+}
+
+/// Stage 2's coroutine scheduler.
+pub fn stage2(trace: bool, program: fn(&stage2::Scheduler)) -> String {
+    stage1::transcript(trace, |clock| {
+        let s = stage2::Scheduler::new(clock);
+        program(&s);
+        s.run();
+    })
+}
+
+/// Stage 4's scheduler with a selector.
+pub fn stage4(trace: bool, program: fn(&stage4::Scheduler)) -> String {
+    stage1::transcript(trace, |clock| {
+        let s = stage4::Scheduler::new(clock).expect("a selector");
+        program(&s);
+        s.run().expect("no I/O errors without sockets");
+    })
+}
+
+/// Stage 5: `asyncio.run(main())`, as the example's `main` does.
+pub fn stage5<F>(trace: bool, main: fn(stage5::EventLoop) -> F) -> String
+where
+    F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
+{
+    stage1::transcript(trace, |clock| {
+        stage5::run(clock, |lp| main(lp.clone())).expect("the program runs to completion");
+    })
+}
