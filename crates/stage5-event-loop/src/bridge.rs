@@ -80,7 +80,9 @@ impl WaitIo for EventLoop {
     }
 }
 
+// ANCHOR_END: wait_io
 impl EventLoop {
+    // ANCHOR: wait_once
     /// Stage 4's one-shot wait, as a reader (or writer) that removes itself before it
     /// runs. A second wait on the same descriptor and direction is refused, as in stage 4.
     fn wait_once(
@@ -116,5 +118,5 @@ impl EventLoop {
         self.add_waiter(fd, interest, Waiter::Callback(handle))?;
         Ok(())
     }
+    // ANCHOR_END: wait_once
 }
-// ANCHOR_END: wait_io

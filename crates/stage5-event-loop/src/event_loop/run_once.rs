@@ -153,6 +153,7 @@ impl EventLoop {
         }
     }
 
+    // ANCHOR_END: step3
     /// Step 3, second half: first what other threads queued (asyncio put it in the ready
     /// queue when they called), then the selector's events: readers' and writers' handles
     /// to the ready queue, waiting tasks woken (chapter 7).
@@ -196,7 +197,6 @@ impl EventLoop {
             Remote::Wake(waker) => waker.wake(),
         }
     }
-    // ANCHOR_END: step3
 
     // ANCHOR: step4
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the

@@ -127,6 +127,7 @@ where
     timed_out(&future)
 }
 
+// ANCHOR_END: wait_for
 /// asyncio's `_release_waiter`.
 fn release_waiter(waiter: &Future<()>) {
     waiter.set_result_unless_done(());
@@ -161,7 +162,6 @@ impl<F: FnMut()> Drop for Defer<F> {
         (self.0)();
     }
 }
-// ANCHOR_END: wait_for
 
 #[cfg(test)]
 mod tests {

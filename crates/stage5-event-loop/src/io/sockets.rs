@@ -189,6 +189,7 @@ impl EventLoop {
         Ok((stream, peer))
     }
 
+    // ANCHOR_END: sock_accept
     /// Connect `sock` (non-blocking) to `addr` (asyncio's `sock_connect`): start the
     /// connection, wait until the socket is writable, and report the connection's error
     /// if there is one.
@@ -226,7 +227,6 @@ impl EventLoop {
         })
         .await
     }
-    // ANCHOR_END: sock_accept
 
     /// A socket that just came into being: non-blocking, and whatever the loop remembers
     /// under its number belonged to a closed one.
