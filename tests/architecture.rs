@@ -7,51 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "support/tree.rs"]
+mod tree;
 
-/// Every `.rs` file under `dir`, recursively.
+use tree::{files, root, stages};
+
+/// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if entry.file_name() != "target" {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The stage crates' directories, in stage order.
-fn stage_dirs() -> Vec<(u32, PathBuf)> {
-    let mut stages: Vec<_> = fs::read_dir(root().join("crates"))
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let n = name
-                .strip_prefix("stage")?
-                .split('-')
-                .next()?
-                .parse()
-                .ok()?;
-            Some((n, entry.path()))
-        })
-        .collect();
-    stages.sort();
-    stages
+    files(dir, "rs")
 }
 
 /// A file's code: what comes before its unit tests.
@@ -75,7 +38,7 @@ fn rel(path: &Path) -> String {
 #[test]
 fn every_stage_source_file_names_its_chapter_and_seed_section() {
     let mut offenders = Vec::new();
-    for (_, dir) in stage_dirs() {
+    for (_, dir) in stages() {
         for file in rust_files(&dir.join("src")) {
             let doc = module_doc(&fs::read_to_string(&file).unwrap()).to_lowercase();
             let chapter = doc.contains("chapter") || doc.contains("book introduction");
@@ -133,7 +96,7 @@ fn stage_dependencies(manifest: &str, section: &str) -> Vec<u32> {
 
 #[test]
 fn each_stage_depends_only_on_earlier_stages() {
-    let stages = stage_dirs();
+    let stages = stages();
     assert_eq!(stages.len(), 5, "five stages");
     for (n, dir) in stages {
         let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();

@@ -12,53 +12,16 @@
 //! checks a plain `cargo test` can make.)
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "support/tree.rs"]
+mod tree;
 
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        if path.is_dir() {
-            if name != "target" && name != "book" && !name.to_string_lossy().starts_with('.') {
-                files(&path, ext, out);
-            }
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-}
-
-/// The stage crates: `crates/stageN-*`, with N.
-fn stages() -> Vec<(u32, PathBuf)> {
-    let mut stages: Vec<_> = fs::read_dir(root().join("crates"))
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let n = name
-                .strip_prefix("stage")?
-                .split('-')
-                .next()?
-                .parse()
-                .ok()?;
-            Some((n, entry.path()))
-        })
-        .collect();
-    stages.sort();
-    stages
-}
+use tree::{files, root, stages};
 
 #[test]
 fn every_rust_file_under_crates_opens_with_a_module_doc() {
-    let mut rs = Vec::new();
-    files(&root().join("crates"), "rs", &mut rs);
+    let rs = files(&root().join("crates"), "rs");
     assert!(rs.len() > 5, "found only {rs:?}");
     let offenders: Vec<_> = rs
         .iter()
@@ -132,8 +95,7 @@ fn includes(text: &str) -> Vec<(String, Option<String>)> {
 
 #[test]
 fn every_book_include_names_a_file_and_anchor_that_exist() {
-    let mut md = Vec::new();
-    files(&root().join("docs/src"), "md", &mut md);
+    let md = files(&root().join("docs/src"), "md");
     assert!(!md.is_empty(), "no book chapters found");
     let mut problems = Vec::new();
     let mut count = 0;
@@ -192,8 +154,7 @@ fn pictures(text: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_book_picture_exists_and_says_what_it_shows() {
-    let mut md = Vec::new();
-    files(&root().join("docs/src"), "md", &mut md);
+    let md = files(&root().join("docs/src"), "md");
     let mut problems = Vec::new();
     let mut count = 0;
     for chapter in &md {
