@@ -1,6 +1,5 @@
-//! The repository's files, as the tidy checks walk them (book introduction, "How this book
-//! is checked"; no seed section: the project's own conventions). Shared by `tidy.rs` and
-//! `architecture.rs`.
+//! The repository's files, as the tidy checks walk them (the conventions ARCHITECTURE.md
+//! states; no seed section). Shared by `tidy.rs` and `architecture.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
