@@ -25,100 +25,100 @@ use std::net::{SocketAddr, TcpListener};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
+use loadgen::child::ChildTest;
 use loadgen::{client, scenario};
 use stage1::net::Reply;
-use stage1::{RealClock, Transcript};
+use stage1::{Clock, Options, RealClock, Transcript};
 
-/// How one stage's example serves `listener` until `stop` is set; it returns what the
-/// server printed.
-type Serve = fn(TcpListener, Arc<AtomicBool>, Reply) -> String;
+/// How one stage's example serves `listener` on `clock` until `stop` is set, printing
+/// where the console says (captured in a test, standard output in a child process).
+type Run = fn(Rc<dyn Clock>, TcpListener, Arc<AtomicBool>, Reply);
 
 /// One stage's echo server, and how hard the shared scenarios push it.
 struct Server {
-    serve: Serve,
+    run: Run,
     /// Clients at once: the polling servers of stages 1 to 3 wake every 10 ms per socket.
     clients: usize,
-}
-
-/// Run `serve` on the real clock with its output captured.
-fn captured(run: impl FnOnce(Rc<dyn stage1::Clock>)) -> String {
-    let clock = RealClock::new();
-    let transcript = Transcript::capture(clock.clone(), false);
-    run(clock);
-    transcript.text()
+    /// Stage 5 says `clients served: N` when it shuts down.
+    says_served: bool,
 }
 
 const STAGE1: Server = Server {
-    serve: |listener, stop, reply| {
-        captured(|clock| {
-            let s = stage1::Scheduler::new(clock);
-            s.call_soon(move |s| stage1_echo::serve(s, listener, reply, stop));
-            s.run();
-        })
+    run: |clock, listener, stop, reply| {
+        let s = stage1::Scheduler::new(clock);
+        s.call_soon(move |s| stage1_echo::serve(s, listener, reply, stop));
+        s.run();
     },
     clients: 8,
+    says_served: false,
 };
 
 const STAGE2: Server = Server {
-    serve: |listener, stop, reply| {
-        captured(|clock| {
-            let s = stage2::Scheduler::new(clock);
-            stage2_echo::serve(&s, listener, reply, stop);
-            s.run();
-        })
+    run: |clock, listener, stop, reply| {
+        let s = stage2::Scheduler::new(clock);
+        stage2_echo::serve(&s, listener, reply, stop);
+        s.run();
     },
     clients: 8,
+    says_served: false,
 };
 
 const STAGE3: Server = Server {
-    serve: |listener, stop, reply| {
-        captured(|clock| {
-            let s = stage3::Scheduler::new(clock);
-            stage3_echo::serve(&s, listener, reply, stop);
-            s.run();
-        })
+    run: |clock, listener, stop, reply| {
+        let s = stage3::Scheduler::new(clock);
+        stage3_echo::serve(&s, listener, reply, stop);
+        s.run();
     },
     clients: 8,
+    says_served: false,
 };
 
 const STAGE4: Server = Server {
-    serve: |listener, stop, reply| {
-        captured(|clock| {
-            let s = stage4::Scheduler::new(clock).expect("a selector");
-            stage4_echo::serve(&s, listener, reply, stop);
-            s.run().expect("the server runs until stopped");
-        })
+    run: |clock, listener, stop, reply| {
+        let s = stage4::Scheduler::new(clock).expect("a selector");
+        stage4_echo::serve(&s, listener, reply, stop);
+        s.run().expect("the server runs until stopped");
     },
     clients: 200,
+    says_served: false,
 };
 
 const STAGE5: Server = Server {
-    serve: |listener, stop, reply| {
-        let mut served = 0;
-        let text = captured(|clock| {
-            let lp = stage5::EventLoop::with_clock(clock);
-            let server = stage5_echo::serve(&lp, listener, reply, Some(stop))
-                .expect("a listener the loop can watch");
-            lp.run_forever().expect("the server runs until stopped");
-            served = server.served();
-        });
-        // Stage 5's server says how many it served when it shuts down.
-        let last = format!("| clients served: {served}\n");
-        assert!(text.ends_with(&last), "{text}");
-        text
+    run: |clock, listener, stop, reply| {
+        let lp = stage5::EventLoop::with_clock(clock);
+        let server = stage5_echo::serve(&lp, listener, reply, Some(stop))
+            .expect("a listener the loop can watch");
+        lp.run_forever().expect("the server runs until stopped");
+        drop((server, lp));
     },
     clients: 1000,
+    says_served: true,
 };
 
-/// Serve with `reply` while `clients` runs; the server's output and the connection count.
+/// Serve with `reply`, output captured, while `clients` runs; the server's output and the
+/// connection count.
 fn with_server(
     server: &Server,
     reply: Reply,
     clients: impl FnOnce(SocketAddr) -> usize,
 ) -> (String, usize) {
-    let serve = server.serve;
-    scenario::with_server(move |listener, stop| serve(listener, stop, reply), clients)
+    let (run, says_served) = (server.run, server.says_served);
+    let (text, opened) = scenario::with_server(
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = Transcript::capture(clock.clone(), false);
+            run(clock, listener, stop, reply);
+            transcript.text()
+        },
+        clients,
+    );
+    if says_served {
+        let last = format!("| clients served: {opened}\n");
+        assert!(text.ends_with(&last), "{text}");
+    }
+    (text, opened)
 }
 
 /// Many clients at once, each with messages of its own checked byte for byte, plus one that
@@ -225,4 +225,73 @@ fn stage5_a_4_mib_message_comes_back_intact() {
 #[test]
 fn stage5_a_reset_mid_stream_stops_nothing() {
     a_reset_mid_stream_stops_nothing(&STAGE5);
+}
+
+/// How many connect/echo/close cycles the unread-output test makes: far more than a pipe's
+/// 64 KiB holds in `Connection closed` lines (about 3,600).
+const CYCLES: usize = 5_000;
+
+/// A server whose standard output nobody reads (`echo_server --plain | sleep 600`) goes on
+/// serving (book chapter 1, "When nobody reads the output"). The server runs in a child
+/// process (this test again, see `loadgen::child`) whose standard output is a pipe nobody
+/// reads; 5,000 clients each get their echo, and every line the server said either reached
+/// the pipe or was counted as dropped.
+fn stdout_unread_serves_every_client(server: &Server, test: &str, child: &str) {
+    if std::env::var_os(child).is_some() {
+        return serve_with_stdout_unread(server);
+    }
+    let limit = Duration::from_secs(120);
+    let finished = ChildTest::new(test, child, limit)
+        .unread_stdout()
+        .run()
+        .unwrap();
+    let served = CYCLES + 1; // the stop knock included
+    let said = format!("child: {served} connections served");
+    assert!(finished.stderr.contains(&said), "{}", finished.stderr);
+    let last = format!("clients served: {served}");
+    if server.says_served {
+        // One line per connection, and the count when the server stops.
+        finished.assert_said_lines_written_or_dropped(&["Connection closed", &last], served + 1);
+    } else {
+        finished.assert_said_lines_written_or_dropped(&["Connection closed"], served);
+    }
+}
+
+/// The child: the server prints as the example does with no flags, to the unread pipe.
+fn serve_with_stdout_unread(server: &Server) {
+    let run = server.run;
+    let (_, opened) = scenario::with_server(
+        move |listener, stop| {
+            run(Options::default().install(), listener, stop, Reply::Plain);
+            String::new() // its lines went to standard output
+        },
+        |addr| {
+            scenario::connect_close_cycles(addr, CYCLES).unwrap_or_else(|error| {
+                // Exit at once: the test harness's own report would block on the full pipe.
+                eprintln!("child: a client failed: {error}");
+                std::process::exit(1)
+            })
+        },
+    );
+    eprintln!("child: {opened} connections served");
+    // Not back to the harness, whose report would go to the full pipe.
+    std::process::exit(0);
+}
+
+#[test]
+fn stage4_a_server_whose_stdout_nobody_reads_serves_every_client() {
+    stdout_unread_serves_every_client(
+        &STAGE4,
+        "stage4_a_server_whose_stdout_nobody_reads_serves_every_client",
+        "STAGE4_UNREAD_STDOUT_CHILD",
+    );
+}
+
+#[test]
+fn stage5_a_server_whose_stdout_nobody_reads_serves_every_client() {
+    stdout_unread_serves_every_client(
+        &STAGE5,
+        "stage5_a_server_whose_stdout_nobody_reads_serves_every_client",
+        "STAGE5_UNREAD_STDOUT_CHILD",
+    );
 }
