@@ -205,3 +205,31 @@ impl std::fmt::Debug for Server {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+
+    #[test]
+    fn a_server_that_cannot_watch_its_listener_again_stops_and_says_so() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = seen.clone();
+        lp.set_exception_handler(Some(Rc::new(move |_, context| {
+            s.borrow_mut().push(context.message.clone())
+        })));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = lp.start_serving(listener, 1, |_, _, _| {}).unwrap();
+        // The pause after EMFILE removed the reader; now watching again fails (here: the
+        // loop is closed, which refuses every new reader).
+        lp.remove_reader(server.listener().as_raw_fd());
+        lp.close().unwrap();
+        server.resume(&lp);
+        assert!(!server.is_serving(), "a server that accepts nobody says so");
+        assert_eq!(
+            *seen.borrow(),
+            ["cannot watch the listening socket again: the server stops"]
+        );
+    }
+}
