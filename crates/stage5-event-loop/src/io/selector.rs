@@ -64,11 +64,14 @@ impl Selector {
     pub fn select(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
         self.stats.selects += 1;
         match self.poll.poll(&mut self.events, timeout) {
+            // Woken: by events, or by the timeout (zero events).
             Ok(()) => Ok(self.events.iter().count()),
+            // A signal interrupted the wait: no events this time; the loop goes round.
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {
                 self.events.clear();
                 Ok(0)
             }
+            // epoll itself failed (a bad epoll descriptor, no memory): the loop reports it.
             Err(error) => Err(error),
         }
     }
@@ -103,8 +106,10 @@ impl Selector {
     pub fn deregister(&mut self, fd: RawFd) -> io::Result<()> {
         self.stats.deregisters += 1;
         match self.poll.registry().deregister(&mut SourceFd(&fd)) {
+            // Not registered, or already closed (the kernel forgot it): removed either way.
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) if e.raw_os_error() == Some(libc::EBADF) => Ok(()),
+            // Removed, or a failure of epoll's own, which the caller reports.
             result => result,
         }
     }

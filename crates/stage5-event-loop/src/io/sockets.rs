@@ -221,6 +221,7 @@ impl EventLoop {
                     Err(e) if e.kind() == ErrorKind::NotConnected => {
                         Err(ErrorKind::WouldBlock.into())
                     }
+                    // Anything else about the socket is the caller's error.
                     Err(e) => Err(e),
                 },
             }
