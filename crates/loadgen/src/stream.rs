@@ -227,11 +227,14 @@ fn read_echo(mut reader: &TcpStream, id: usize, received: &AtomicU64) -> (u64, E
     }
 }
 
-/// A reset (or a broken pipe, which is a write after a reset) is [`End::Reset`]; any other
-/// error is [`End::Failed`].
+/// A reset is [`End::Reset`], and so are its later symptoms: a broken pipe (a write after
+/// a reset) and "not connected" (a `shutdown` after one). Any other error is
+/// [`End::Failed`].
 fn classify(error: io::Error, what: &'static str) -> End {
     match error.kind() {
-        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe => End::Reset { what },
+        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::NotConnected => {
+            End::Reset { what }
+        }
         _ => End::Failed(format!("{what}: {error}")),
     }
 }
