@@ -3,7 +3,7 @@
 # echo server with one and two event loops (`--loops N`), and tokio's current_thread and
 # multi-thread runtimes beside it.
 #
-#   bash bench/loops.sh        about 5 minutes on 2 cores; Markdown tables on stdout,
+#   bash bench/loops.sh        about 8 minutes on 2 cores; Markdown tables on stdout,
 #                              every raw result in target/loops/results.jsonl
 #
 # 1. Spread: SPREAD_RUNS times, a stage 5 server with --loops 2 (then 4) is sent
@@ -11,7 +11,9 @@
 #    connections each loop accepted.
 # 2. Echo: loadgen drives each configuration below with C connections (CONNS) sending
 #    64-byte messages back to back, WARMUP + SECS seconds, ROUNDS rounds; the table has
-#    medians. "server CPU" and "client CPU" are per echoed message, from /proc.
+#    the best round and, in brackets, the median (on a shared machine interference only
+#    ever makes a run slower, as bench/params.env says of REPEAT). "server CPU" and
+#    "client CPU" are per echoed message, from /proc.
 #
 #    configuration              server on    loadgen on
 #    stage5 --loops 1           core 0       core 1
@@ -32,7 +34,7 @@ fi
 SPREAD_RUNS=${SPREAD_RUNS:-5}
 SPREAD_CONNS=${SPREAD_CONNS:-1000}
 CONNS=${CONNS:-50,1000}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-5}
 WARMUP=${WARMUP:-1}
 OUT=target/loops
@@ -141,9 +143,12 @@ for line in open(sys.argv[1]):
         rows.setdefault(key, []).append(r["result"])
 print()
 print("| C | configuration | server on | messages/s | p99 µs | server CPU µs/msg | client CPU µs/msg |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
 for (conns, config, cpus), results in rows.items():
-    med = lambda f: statistics.median(x[f] for x in results)
-    print(f"| {conns} | {config} | core {cpus} | {med('msgs_per_sec'):,.0f} | {med('p99_us'):,.0f} "
-          f"| {med('server_cpu_us_per_msg'):.2f} | {med('client_cpu_us_per_msg'):.2f} |")
+    def cell(field, best, fmt):
+        values = [x[field] for x in results]
+        return f"{format(best(values), fmt)} ({format(statistics.median(values), fmt)})"
+    print(f"| {conns} | {config} | core {cpus} | {cell('msgs_per_sec', max, ',.0f')} "
+          f"| {cell('p99_us', min, ',.0f')} | {cell('server_cpu_us_per_msg', min, '.2f')} "
+          f"| {cell('client_cpu_us_per_msg', min, '.2f')} |")
 EOF

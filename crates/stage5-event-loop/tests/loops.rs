@@ -58,3 +58,62 @@ fn sigterm_mid_transfer_with_two_loops_loses_nothing() {
     let (_, per_loop) = child_server::report(&finished);
     assert_eq!(per_loop.len(), 2);
 }
+
+// ANCHOR: ping_pong
+/// What one message between two loops costs when the receiver is asleep in `select`:
+/// `ROUND_TRIPS` pings from loop A to loop B, each answered by a pong, every message a
+/// `call_soon_threadsafe` that wakes the other loop through its self-pipe. Prints the
+/// time per round trip and the CPU time (both threads) per message; asserts only that
+/// every ping got its pong. Run it with:
+/// `cargo test --release -p stage5 --test loops -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement: run it on purpose, in release"]
+fn ping_pong_between_two_loops() {
+    use stage5::{EventLoop, LoopHandle};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
+
+    const ROUND_TRIPS: usize = 20_000;
+    let pongs = Arc::new(AtomicUsize::new(0));
+    let (b_handle, b_ready) = std::sync::mpsc::sync_channel(1);
+    let b = std::thread::spawn(move || {
+        let lp = EventLoop::new();
+        b_handle.send(lp.handle()).unwrap();
+        lp.run_forever().unwrap(); // until A says stop
+    });
+    let lp = EventLoop::new();
+    let (a, b_loop) = (lp.handle(), b_ready.recv().unwrap());
+
+    /// Send ping number `n` to B, whose answer sends the next ping.
+    fn ping(n: usize, a: LoopHandle, b: LoopHandle, pongs: Arc<AtomicUsize>) {
+        if n == ROUND_TRIPS {
+            b.call_soon_threadsafe(EventLoop::stop).unwrap();
+            return a.call_soon_threadsafe(EventLoop::stop).unwrap();
+        }
+        let (a2, b2) = (a.clone(), b.clone());
+        b.call_soon_threadsafe(move |_| {
+            let a3 = a2.clone();
+            a2.call_soon_threadsafe(move |_| {
+                pongs.fetch_add(1, Ordering::Relaxed);
+                ping(n + 1, a3, b2, pongs);
+            })
+            .unwrap();
+        })
+        .unwrap();
+    }
+    let cpu_before = loadgen::procstat::cpu_ns(std::process::id()).unwrap();
+    let start = Instant::now();
+    ping(0, a, b_loop, pongs.clone());
+    lp.run_forever().unwrap();
+    let wall = start.elapsed();
+    b.join().unwrap();
+    let cpu = loadgen::procstat::cpu_ns(std::process::id()).unwrap() - cpu_before;
+    assert_eq!(pongs.load(Ordering::Relaxed), ROUND_TRIPS);
+    eprintln!(
+        "{ROUND_TRIPS} round trips: {:.2} us each; CPU {:.2} us per message (both threads)",
+        wall.as_secs_f64() * 1e6 / ROUND_TRIPS as f64,
+        cpu as f64 / 1e3 / (2 * ROUND_TRIPS) as f64
+    );
+}
+// ANCHOR_END: ping_pong
