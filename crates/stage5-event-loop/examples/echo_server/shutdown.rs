@@ -94,6 +94,7 @@ impl EchoServer {
         }
     }
 
+    /// Every connection is closed: say how many clients were served, and stop the loop.
     fn finish(&self, lp: &EventLoop) {
         if let Some(deadline) = self.deadline.take() {
             deadline.cancel();
