@@ -67,7 +67,7 @@ fn a_client_that_never_reads_is_closed_when_the_grace_period_ends() {
     // sent and waiting for our end of stream, only the grace period ends it.
     child.signal(Signal::Term).unwrap();
     child
-        .stderr_line(|l| l.contains("connections still open after"))
+        .stderr_line(|l| l.contains("still open after"))
         .unwrap();
     let finished = child.finish().unwrap();
     drop(stream);
@@ -75,7 +75,7 @@ fn a_client_that_never_reads_is_closed_when_the_grace_period_ends() {
     assert!(
         finished
             .stderr
-            .contains("shutdown: 1 connections still open after 0.5 s: closed"),
+            .contains("shutdown: 1 connection still open after 0.5 s: closed"),
         "{}",
         finished.stderr
     );

@@ -75,11 +75,9 @@ impl EchoServer {
             .values()
             .map(|c| c.task.clone())
             .collect();
-        let grace = self.settings.grace;
-        stage1::warn!(
-            "shutdown: {} connections still open after {grace} s: closed",
-            open.len()
-        );
+        let (grace, n) = (self.settings.grace, open.len());
+        let connections = if n == 1 { "connection" } else { "connections" };
+        stage1::warn!("shutdown: {n} {connections} still open after {grace} s: closed");
         for task in open {
             task.cancel();
         }
