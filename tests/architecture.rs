@@ -134,6 +134,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("futures::sleep", 8),
     ("futures::queue", 8),
     ("futures::combinators", 8),
+    ("futures::first_of", 8),
     ("io::readers", 9),
     ("io::threads", 9),
     ("io::signals", 9),

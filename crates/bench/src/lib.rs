@@ -19,6 +19,9 @@
 //! process, and the criterion benchmarks (`cargo bench -p bench`). Both call the same
 //! functions. The echo workloads (W5, W6) use the `serve` subcommand of `bench-floor` and
 //! `bench-tokio`, each stage's `echo_server` example, and the `loadgen` client.
+//! `bench-tokio-mt serve` is tokio's multi-thread runtime's echo server, which
+//! `bench/loops.sh` runs beside stage 5's `--loops N` for the book's "Beyond one core"
+//! page; it is not part of the W1-W6 tables.
 
 pub mod cli;
 pub mod measure;

@@ -201,8 +201,10 @@ pub fn run(config: &Config) -> io::Result<String> {
     let mut buffer = vec![0; 64 * 1024];
     // Connections pausing between round trips (`--pause`), with when to resume each.
     let mut paused: Vec<(Instant, usize)> = Vec::new();
-    // The server's CPU time when the measured window opened (with `--server-pid`).
+    // The server's and our own CPU time when the measured window opened (with
+    // `--server-pid`): ours says whether the client, not the server, is the limit.
     let mut server_cpu_start: Option<u64> = None;
+    let mut client_cpu_start = 0;
     loop {
         let now = Instant::now();
         if now >= end {
@@ -211,6 +213,7 @@ pub fn run(config: &Config) -> io::Result<String> {
         if let (Some(pid), None, true) = (config.server_pid, server_cpu_start, now >= measure_from)
         {
             server_cpu_start = Some(crate::procstat::cpu_ns(pid)?);
+            client_cpu_start = crate::procstat::cpu_ns(std::process::id())?;
         }
         let mut i = 0;
         while i < paused.len() {
@@ -259,9 +262,14 @@ pub fn run(config: &Config) -> io::Result<String> {
     let server = match (config.server_pid, server_cpu_start) {
         (Some(pid), Some(start)) => {
             let used = crate::procstat::cpu_ns(pid)?.saturating_sub(start);
-            let per_msg = used as f64 / 1000.0 / latencies.len().max(1) as f64;
+            let ours = crate::procstat::cpu_ns(std::process::id())?;
+            let ours = ours.saturating_sub(client_cpu_start);
+            let msgs = latencies.len().max(1) as f64;
+            let (per_msg, ours_per_msg) =
+                (used as f64 / 1000.0 / msgs, ours as f64 / 1000.0 / msgs);
             format!(
-                ",\"server_pid\":{pid},\"server_cpu_ns\":{used},\"server_cpu_us_per_msg\":{per_msg:.3}"
+                ",\"server_pid\":{pid},\"server_cpu_ns\":{used},\"server_cpu_us_per_msg\":{per_msg:.3},\
+                 \"client_cpu_ns\":{ours},\"client_cpu_us_per_msg\":{ours_per_msg:.3}"
             )
         }
         _ => String::new(),

@@ -9,7 +9,8 @@
 //!
 //! With `--server-pid PID` it also reads the server's own figures from `/proc` (so only on
 //! Linux): in echo mode, the CPU time the server used during the measured window (so the
-//! warm-up is left out exactly) and that time per echoed message; with `--hold`, the
+//! warm-up is left out exactly) and that time per echoed message, and the same for
+//! `loadgen` itself (is the client the limit?); with `--hold`, the
 //! server's resident memory before the connections and once it has accepted them all,
 //! reporting as soon as it has (at most S seconds) instead of holding for the whole S.
 //!
@@ -33,10 +34,10 @@ Options:
       --pause MS       wait MS milliseconds between a reply and the next message
                        (an interactive client; default 0: back to back)
       --hold S         open the connections, hold them idle for S seconds, report, exit
-      --server-pid PID also report that process's CPU time in the measured window (echo
-                       mode), or its memory before and while holding (--hold; then it
-                       reports once the server has accepted every connection, within S);
-                       Linux only (it reads /proc)
+      --server-pid PID also report that process's CPU time in the measured window, and
+                       loadgen's own (echo mode), or its memory before and while holding
+                       (--hold; then it reports once the server has accepted every
+                       connection, within S); Linux only (it reads /proc)
   -h, --help           print this help";
 
 fn parse() -> Result<Option<Config>, lexopt::Error> {

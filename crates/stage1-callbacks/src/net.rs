@@ -4,7 +4,9 @@
 //! Every stage's `echo_server` example listens on 127.0.0.1:30000 by default, answers
 //! `Got:` + data as the seed's does (or the bytes unchanged with `--plain`), and turns a
 //! port in use into one readable line and exit code 1. That part never changes from stage
-//! to stage, so it lives here once.
+//! to stage, so it lives here once. Stage 5's server, which can run several event loops,
+//! adds flags of its own and listens with `SO_REUSEPORT` ([`listen_reuse_port`]; the
+//! book's "Beyond one core").
 
 use std::fmt;
 use std::io;
@@ -71,6 +73,8 @@ pub struct EchoSetup {
     pub listener: TcpListener,
     /// `--with-producer N`, if given (only accepted when asked for).
     pub with_producer: Option<u32>,
+    /// The common flags, for a server that installs a console on another thread too.
+    pub options: Options,
 }
 
 impl EchoSetup {
@@ -79,20 +83,35 @@ impl EchoSetup {
     /// flag exits with 2; an address that cannot be listened on exits with 1 and one line
     /// saying why.
     pub fn from_args(about: &str, producer: bool) -> EchoSetup {
+        EchoSetup::from_args_with(about, producer, "", |_, _| Ok(false), listen)
+    }
+
+    /// [`EchoSetup::from_args`] for a server with flags of its own: `extra_usage` lists
+    /// them and `extra` takes them, as in [`Options::parse_with`]; once every flag is
+    /// parsed, `listen_on` makes the listening socket (say, [`listen_reuse_port`] when
+    /// the flags ask for several listeners on one port).
+    pub fn from_args_with(
+        about: &str,
+        producer: bool,
+        extra_usage: &str,
+        mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+        listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
+    ) -> EchoSetup {
         let mut echo = EchoArgs::default();
         let mut with_producer = None;
-        let usage = if producer {
-            format!("{ECHO_USAGE}\n{PRODUCER_USAGE}")
-        } else {
-            ECHO_USAGE.to_owned()
-        };
+        let mut usage = ECHO_USAGE.to_owned();
+        for more in [if producer { PRODUCER_USAGE } else { "" }, extra_usage] {
+            if !more.is_empty() {
+                usage = format!("{usage}\n{more}");
+            }
+        }
         let options = Options::parse_with(about, &usage, |flag, args| {
             if producer && flag == "with-producer" {
                 use lexopt::ValueExt;
                 with_producer = Some(args.value()?.parse::<u32>()?);
                 return Ok(true);
             }
-            echo.flag(flag, args)
+            Ok(echo.flag(flag, args)? || extra(flag, args)?)
         });
         if options.timeline.is_some() {
             // A picture is drawn when a program ends, and a server ends only when it is
@@ -104,7 +123,7 @@ impl EchoSetup {
             std::process::exit(2);
         }
         let clock = options.install();
-        let listener = listen(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
+        let listener = listen_on(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
         if let Ok(addr) = listener.local_addr() {
             eprintln!("listening on {addr} (Ctrl-C to stop)");
         }
@@ -113,6 +132,7 @@ impl EchoSetup {
             reply: echo.reply,
             listener,
             with_producer,
+            options,
         }
     }
 }
@@ -153,6 +173,27 @@ pub fn listen(addr: SocketAddr) -> Result<TcpListener, ListenError> {
     };
     bind().map_err(|source| ListenError { addr, source })
 }
+
+// ANCHOR: listen_reuse_port
+/// Bind a non-blocking TCP listener on `addr` with `SO_REUSEPORT`: several sockets, each
+/// made this way, may listen on the same port, and the kernel spreads new connections
+/// between them (on Linux, by a hash of each connection's addresses and ports). A port
+/// already taken by a socket without the option is still an error. Unix only.
+#[cfg(unix)]
+pub fn listen_reuse_port(addr: SocketAddr) -> Result<TcpListener, ListenError> {
+    use socket2::{Domain, Socket, Type};
+    let bind = || -> io::Result<TcpListener> {
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+        socket.set_reuse_address(true)?; // as std's `bind` does on Unix
+        socket.set_reuse_port(true)?;
+        socket.bind(&addr.into())?;
+        socket.listen(128)?; // std's backlog; a server may raise it
+        socket.set_nonblocking(true)?;
+        Ok(socket.into())
+    };
+    bind().map_err(|source| ListenError { addr, source })
+}
+// ANCHOR_END: listen_reuse_port
 
 /// How an echo server answers a chunk of data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -213,6 +254,17 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("another server"), "{text}");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn reuse_port_listeners_share_a_port_and_others_are_refused() {
+        let first = listen_reuse_port("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = first.local_addr().unwrap();
+        let second = listen_reuse_port(addr).unwrap();
+        assert_eq!(second.local_addr().unwrap(), addr);
+        let error = listen(addr).unwrap_err();
+        assert!(error.to_string().contains("another server"), "{error}");
     }
 
     #[test]

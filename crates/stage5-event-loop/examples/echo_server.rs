@@ -8,8 +8,15 @@
 //! (the task waits in `sock_sendall` and reads nothing meanwhile), so it cannot make the
 //! server's memory grow.
 //!
-//! Ctrl-C (SIGINT) and SIGTERM are handled on the loop with `add_signal_handler`: stop
-//! accepting, close every connection, print how many clients were served, exit 0.
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal went away) are handled on the loop
+//! with `add_signal_handler`, and shut the server down gracefully: stop accepting, stop
+//! reading, send back what was already read, then half-close each connection and read what
+//! the client still sends until it closes its side, so that no client gets a reset; all
+//! within `--grace SECS` (default 5), after which what is still open is closed as it is.
+//! Then it prints how many clients were served and exits with 0.
+//!
+//! `--loops N` runs N event loops on N threads, each accepting on the same port
+//! (`SO_REUSEPORT`): `echo_server/loops.rs`, and the book's "Beyond one core".
 //! `--with-producer N` runs the seed's producer and consumer beside the server.
 //!
 //! ```text
@@ -25,17 +32,27 @@
 #[path = "producer_consumer.rs"]
 pub mod producer_consumer;
 
+#[allow(dead_code)]
+#[path = "echo_server/loops.rs"]
+pub mod loops;
+#[allow(dead_code)]
+#[path = "echo_server/settings.rs"]
+mod settings;
+#[path = "echo_server/shutdown.rs"]
+mod shutdown;
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io;
-use std::net::TcpStream;
-use std::os::fd::AsRawFd;
-use std::rc::Rc;
+use std::net::{TcpListener, TcpStream};
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use settings::Flags;
+pub use settings::Settings;
 use stage1::net::{EchoSetup, Reply, is_disconnect};
-use stage5::{Error, EventLoop, Server, Task, gather, say};
+use stage5::{Error, EventLoop, First, Server, Task, TimerHandle, first_of, say};
 
 /// How many bytes one `sock_recv` asks for.
 const CHUNK: usize = 64 * 1024;
@@ -45,14 +62,27 @@ const CHUNK: usize = 64 * 1024;
 const BACKLOG: usize = 1024;
 
 // ANCHOR: handler
-/// Answer every chunk until the client leaves.
-async fn echo(lp: &EventLoop, sock: &TcpStream, reply: Reply) -> io::Result<()> {
+/// Answer every chunk until the client leaves, or until `stop` asks us to.
+async fn echo(
+    lp: &EventLoop,
+    sock: &TcpStream,
+    reply: Reply,
+    stop: &stage5::Future<()>,
+    bytes: &Bytes,
+) -> io::Result<()> {
     let mut out = Vec::new();
     loop {
-        let data = lp.sock_recv(sock, CHUNK).await?;
+        // Data, or the request to stop: whichever comes first. The request is looked at
+        // first, so that once it is made no new data is read; a `sock_recv` that is only
+        // waiting has read nothing, so dropping it loses nothing.
+        let data = match first_of(stop.clone(), lp.sock_recv(sock, CHUNK)).await {
+            First::A(_stop) => return shutdown::close_gracefully(lp, sock).await,
+            First::B(data) => data?,
+        };
         if data.is_empty() {
             return Ok(()); // the client closed its side
         }
+        bytes.read.set(bytes.read.get() + data.len() as u64);
         let answer = match reply {
             Reply::Plain => &data,
             Reply::Got => {
@@ -62,10 +92,13 @@ async fn echo(lp: &EventLoop, sock: &TcpStream, reply: Reply) -> io::Result<()> 
             }
         };
         // Until the answer is out we do not read more: a client that never reads cannot
-        // make the server buffer without bound.
+        // make the server buffer without bound. Nor do we stop: a shutdown waits for the
+        // answer, since dropping `sock_sendall` half-way would lose the rest of it.
         lp.sock_sendall(sock, answer).await?;
+        bytes.echoed.set(bytes.echoed.get() + data.len() as u64);
     }
 }
+// ANCHOR_END: handler
 
 /// Says `Connection closed` when the connection's task ends, however it ends: the client
 /// left, an error, or the server closed it (the task was cancelled, its future dropped).
@@ -81,11 +114,13 @@ fn echo_handler(
     lp: EventLoop,
     sock: TcpStream,
     reply: Reply,
+    stop: stage5::Future<()>,
+    bytes: Rc<Bytes>,
 ) -> impl Future<Output = Result<(), Error>> {
     let closed = Closed; // moved into the future now: dropped even if it never runs
     async move {
         let _closed = closed;
-        if let Err(error) = echo(&lp, &sock, reply).await
+        if let Err(error) = echo(&lp, &sock, reply, &stop, &bytes).await
             && !is_disconnect(&error)
         {
             stage1::trace!("connection error: {error}");
@@ -93,112 +128,162 @@ fn echo_handler(
         Ok(())
     }
 }
-// ANCHOR_END: handler
+
+/// What one loop's connections read, and sent back, in bytes.
+#[derive(Debug, Default)]
+pub struct Bytes {
+    read: Cell<u64>,
+    echoed: Cell<u64>,
+}
+
+/// What a server did: connections accepted, bytes read and bytes sent back.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Connections accepted.
+    pub served: usize,
+    /// Bytes read from the clients.
+    pub read: u64,
+    /// Bytes of those sent back (the `Got:` prefixes not counted).
+    pub echoed: u64,
+}
 
 // ANCHOR: server
 /// The running echo server: the listener and the connections' tasks.
 pub struct EchoServer {
     server: Server,
-    connections: RefCell<HashMap<u64, Task<()>>>,
+    connections: RefCell<HashMap<u64, Connection>>,
     served: Cell<usize>,
+    bytes: Rc<Bytes>,
+    settings: Settings,
     stopping: Cell<bool>,
+    deadline: RefCell<Option<TimerHandle>>, // the end of the grace period
 }
+
+/// A connection's task, and the future that asks it to stop reading.
+struct Connection {
+    task: Task<()>,
+    stop: stage5::Future<()>,
+}
+// ANCHOR_END: server
 
 /// Serve on `listener` with `reply`. If `stop` is given, the server shuts down after the
 /// first connection it accepts once `stop` is set (a test sets it, then connects once).
 pub fn serve(
     lp: &EventLoop,
-    listener: std::net::TcpListener,
+    listener: TcpListener,
     reply: Reply,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Rc<EchoServer>, Error> {
+    serve_with(
+        lp,
+        listener,
+        Settings {
+            stop,
+            ..Settings::new(reply)
+        },
+    )
+}
+
+// ANCHOR: serve_with
+/// Serve on `listener` as `settings` say.
+pub fn serve_with(
+    lp: &EventLoop,
+    listener: TcpListener,
+    settings: Settings,
+) -> Result<Rc<EchoServer>, Error> {
     // Let the kernel queue as many connections as we accept per event (std says 128).
     socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
-    let me = Rc::new_cyclic(|weak: &std::rc::Weak<EchoServer>| {
-        let weak = weak.clone();
-        let server = lp.start_serving(listener, BACKLOG, move |lp, sock, peer| {
-            stage1::trace!("accept {peer}");
-            let Some(me) = weak.upgrade() else { return };
-            me.served.set(me.served.get() + 1);
-            if let Ok(task) = lp.create_task(echo_handler(lp.clone(), sock, reply)) {
-                let id = task.id();
-                let w = weak.clone();
-                task.add_done_callback(move |_, _| {
-                    if let Some(me) = w.upgrade() {
-                        me.connections.borrow_mut().remove(&id);
-                    }
-                });
-                me.connections.borrow_mut().insert(id, task);
-            }
-            if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
-                me.shutdown(lp);
-            }
-        });
-        EchoServer {
-            server: server.expect("a listening socket the loop can watch"),
-            connections: RefCell::new(HashMap::new()),
-            served: Cell::new(0),
-            stopping: Cell::new(false),
+    // The accept callback needs the server, and the server holds what `start_serving`
+    // returns: the callback gets a slot, filled once both exist.
+    let slot: Rc<RefCell<Weak<EchoServer>>> = Rc::default();
+    let me = slot.clone();
+    let server = lp.start_serving(listener, BACKLOG, move |lp, sock, peer| {
+        stage1::trace!("accept {peer}");
+        if let Some(me) = me.borrow().upgrade() {
+            me.accepted(lp, sock);
         }
+    })?;
+    let me = Rc::new(EchoServer {
+        server,
+        connections: RefCell::new(HashMap::new()),
+        served: Cell::new(0),
+        bytes: Rc::default(),
+        settings,
+        stopping: Cell::new(false),
+        deadline: RefCell::new(None),
     });
+    *slot.borrow_mut() = Rc::downgrade(&me);
     Ok(me)
+}
+// ANCHOR_END: serve_with
+
+impl EchoServer {
+    // ANCHOR: accepted
+    /// A new connection: a task to echo it, and the future that will ask it to stop.
+    fn accepted(self: Rc<Self>, lp: &EventLoop, sock: TcpStream) {
+        self.served.set(self.served.get() + 1);
+        let stop = lp.create_future();
+        let reply = self.settings.reply;
+        let handler = echo_handler(lp.clone(), sock, reply, stop.clone(), self.bytes.clone());
+        // Only a closed loop refuses a task; the handler is dropped, and its socket closed.
+        if let Ok(task) = lp.create_task(handler) {
+            let (id, me) = (task.id(), Rc::downgrade(&self));
+            task.add_done_callback(move |lp, _| {
+                if let Some(me) = me.upgrade() {
+                    me.closed(lp, id);
+                }
+            });
+            let connection = Connection { task, stop };
+            self.connections.borrow_mut().insert(id, connection);
+        }
+        let stop_after = self.settings.stop.as_ref();
+        if stop_after.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            self.shutdown(lp);
+        }
+    }
+    // ANCHOR_END: accepted
 }
 
 impl EchoServer {
-    /// Stop accepting, close every connection (cancel its task), and once they are all
-    /// closed print how many clients were served and stop the loop.
-    pub fn shutdown(&self, lp: &EventLoop) {
-        if self.stopping.replace(true) {
-            return;
-        }
-        stage1::trace!(
-            "shutdown: close the listener (fd {})",
-            self.server.listener().as_raw_fd()
-        );
-        self.server.close(lp);
-        let tasks: Vec<Task<()>> = self
-            .connections
-            .borrow_mut()
-            .drain()
-            .map(|(_, t)| t)
-            .collect();
-        for task in &tasks {
-            task.cancel();
-        }
-        let served = self.served.get();
-        gather(lp, tasks).add_done_callback(move |lp, _| {
-            say!("clients served: {served}");
-            lp.stop();
-        });
+    /// True once [`EchoServer::shutdown`] has been called.
+    pub fn stopping(&self) -> bool {
+        self.stopping.get()
     }
 
     /// How many connections were accepted so far.
     pub fn served(&self) -> usize {
         self.served.get()
     }
+
+    /// Connections accepted, bytes read and sent back, so far.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            served: self.served.get(),
+            read: self.bytes.read.get(),
+            echoed: self.bytes.echoed.get(),
+        }
+    }
 }
-// ANCHOR_END: server
 
 // ANCHOR: main
 fn main() {
-    let setup = EchoSetup::from_args(
+    let flags = Flags::default();
+    let setup = EchoSetup::from_args_with(
         "a TCP echo server: a task per connection on the event loop (Ctrl-C to stop)",
         true,
+        settings::USAGE,
+        |flag, args| flags.take(flag, args),
+        |addr| flags.listen(addr),
     );
-    let lp = EventLoop::with_clock(setup.clock);
-    let server = serve(&lp, setup.listener, setup.reply, None)
-        .unwrap_or_else(|error| stage1::cli::exit_with_error(error));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let server = server.clone();
-        lp.add_signal_handler(sig, move |lp| server.shutdown(lp))
-            .unwrap_or_else(|error| stage1::cli::exit_with_error(error));
-    }
-    if let Some(count) = setup.with_producer {
-        producer_consumer::start(&lp, count)
-            .unwrap_or_else(|error| stage1::cli::exit_with_error(error));
-    }
-    let outcome = lp.run_forever();
-    drop(lp); // the owner's drop closes the loop
+    let config = loops::Config {
+        settings: Settings {
+            grace: flags.grace.get(),
+            ..Settings::new(setup.reply)
+        },
+        loops: flags.loops.get(),
+        with_producer: setup.with_producer,
+    };
+    let outcome = loops::run(setup.clock, setup.options, setup.listener, &config);
     if let Err(error) = outcome {
         stage1::cli::exit_with_error(error);
     }

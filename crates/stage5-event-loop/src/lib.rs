@@ -61,6 +61,7 @@ pub use event_loop::{
     EventLoop, ExceptionContext, ExceptionHandler, Handle, Level, Logger, TimerHandle,
 };
 pub use futures::combinators::{gather, wait_for};
+pub use futures::first_of::{First, first_of};
 pub use futures::future::{CallbackId, Future};
 pub use futures::queue::Queue;
 pub use futures::runners::run;

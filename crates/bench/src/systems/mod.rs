@@ -23,6 +23,7 @@ pub mod stage4;
 pub mod stage5;
 pub mod tasks;
 pub mod tokio;
+pub mod tokio_mt;
 
 /// One workload as one system does it.
 #[derive(Debug, Clone, Copy)]

@@ -186,7 +186,7 @@ fn w4(p: &Params) -> Sample {
 }
 
 /// Echo one connection until the client leaves.
-async fn echo(mut sock: TcpStream) {
+pub async fn echo(mut sock: TcpStream) {
     let mut buf = vec![0; 1024];
     loop {
         match sock.read(&mut buf).await {
@@ -201,7 +201,12 @@ async fn echo(mut sock: TcpStream) {
 }
 
 fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
-    runtime().block_on(async {
+    serve_on(runtime(), addr, max)
+}
+
+/// The echo server of W5 and W6 on `rt`: a task per connection, until `max` has passed.
+pub fn serve_on(rt: Runtime, addr: SocketAddr, max: Duration) -> io::Result<()> {
+    rt.block_on(async {
         let listener = TcpListener::bind(addr).await?;
         eprintln!("listening on {}", listener.local_addr()?);
         let accepting = async {

@@ -16,12 +16,14 @@
 //! | [`sleep`](mod@sleep) | `sleep` | `tasks.sleep` |
 //! | [`queue`] | `Queue<T>` | `queues.Queue` |
 //! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |
+//! | [`first_of`](mod@first_of) | `first_of`: the first of two futures (chapter 7) | `tasks.wait(..., FIRST_COMPLETED)` |
 //!
 //! What changed since stage 4: stages 2 to 4 had tasks but no futures; a task waited by
 //! leaving the scheduler's `current` slot, and was put back by whoever it waited for.
 
 pub mod combinators;
 pub(crate) mod current;
+pub mod first_of;
 pub mod future;
 pub mod queue;
 pub(crate) mod registry;

@@ -1,16 +1,23 @@
 //! Run one test of the calling test binary again, in a child process with conditions a
-//! test cannot set on itself: a standard output nobody reads, or a low limit on file
-//! descriptors (`ulimit -n`).
+//! test cannot set on itself: a standard output nobody reads, a low limit on file
+//! descriptors (`ulimit -n`), or signals sent to the whole process (a server told to stop
+//! with `SIGTERM`).
 //!
 //! The test calls [`ChildTest::run`] with its own name and an environment variable; the
 //! child is the same binary running just that test with the variable set, so the test
-//! checks the variable first and, if set, plays the child's part. The child is bounded:
-//! killed (by its process id, through its `Child` handle) when it overruns its time.
+//! checks the variable first and, if set, plays the child's part. [`ChildTest::spawn`]
+//! instead returns while the child runs, so the test can wait for a line on its standard
+//! error (`listening on ...`) and send it a signal, by its process id only. The child is
+//! bounded: killed (by its process id, through its `Child` handle) when it overruns its
+//! time.
 
 use std::io::{self, Read};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod running;
+pub use running::{Running, Signal};
 
 /// How a child test is run.
 #[derive(Debug, Clone)]
@@ -80,6 +87,13 @@ impl ChildTest {
 
     /// Start the child and wait for it to end, or kill it at the time limit.
     pub fn run(&self) -> io::Result<Finished> {
+        self.spawn()?.finish()
+    }
+
+    /// Start the child and return at once: the caller can watch its standard error line
+    /// by line ([`Running::stderr_line`]) and send it a signal ([`Running::signal`]) while
+    /// it runs, then [`Running::finish`].
+    pub fn spawn(&self) -> io::Result<Running> {
         let exe = std::env::current_exe()?;
         let mut command = match self.nofile {
             Some(n) => {
@@ -99,41 +113,21 @@ impl ChildTest {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command.spawn()?;
-        let stderr = reader(child.stderr.take(), false);
+        let stderr = running::line_reader(child.stderr.take());
         let stdout = match self.stdout {
             Reader::Never => None,
             how => Some(reader(child.stdout.take(), how == Reader::Slow)),
         };
-        let status = wait(&mut child, self.limit)?;
-        let stdout = match stdout {
-            Some(reading) => join(reading)?,
-            // The child is gone, so the pipe ends at what it holds.
-            None => join(reader(child.stdout.take(), false))?,
-        };
-        Ok(Finished {
-            status,
+        Ok(Running::new(
+            child,
+            Instant::now() + self.limit,
             stdout,
-            stderr: join(stderr)?,
-        })
+            stderr,
+        ))
     }
 }
 
-/// Wait for `child` for at most `limit`; kill it past that.
-fn wait(child: &mut Child, limit: Duration) -> io::Result<Option<ExitStatus>> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        if Instant::now() >= deadline {
-            child.kill()?;
-            child.wait()?;
-            return Ok(None);
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
-}
-
+/// A pipe being read to its end on a thread of its own.
 type Reading = thread::JoinHandle<io::Result<String>>;
 
 /// Read `pipe` to its end on a thread of its own; `slowly`, 4 KiB every 10 ms.

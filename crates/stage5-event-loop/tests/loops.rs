@@ -1,0 +1,119 @@
+//! `echo_server --loops N` (the book's "Beyond one core"): N event loops on N threads,
+//! each accepting on the same port with `SO_REUSEPORT`. With two loops, 200 connections
+//! reach both (the kernel hashes each connection's addresses and ports: all 200 landing on
+//! one loop has a chance of 2 in 2^200); and a shutdown while 100 clients are in the middle
+//! of a transfer loses nothing on either loop. Each server runs in a child process (see
+//! `child_server`), so the signals reach only it.
+
+#[allow(dead_code)]
+#[path = "../examples/echo_server.rs"]
+mod echo_server;
+
+#[allow(dead_code)]
+mod child_server;
+
+use loadgen::child::{Signal, complete_lines};
+use loadgen::client;
+
+const CHILD: &str = "STAGE5_LOOPS_CHILD";
+
+// ANCHOR: both_loops
+#[test]
+fn two_loops_each_serve_some_of_200_connections() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve(2, 5.0);
+    }
+    let (child, addr) = child_server::start("two_loops_each_serve_some_of_200_connections", CHILD);
+    for n in 0..200 {
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", &client::message(n, 0, 32)).unwrap();
+    }
+    child.signal(Signal::Int).unwrap();
+    let finished = child.finish().unwrap();
+    child_server::assert_exited_well(&finished, 200);
+    let (summary, per_loop) = child_server::report(&finished);
+    assert_eq!(summary.served, 200);
+    assert_eq!(per_loop.len(), 2);
+    assert_eq!(per_loop.iter().sum::<usize>(), 200);
+    assert!(per_loop.iter().all(|&n| n > 0), "{per_loop:?}");
+    // Each loop says what it served, on its own console.
+    for (i, n) in per_loop.iter().enumerate() {
+        let line = format!("loop {i}: clients served: {n}");
+        assert_eq!(complete_lines(&finished.stdout, &line), 1, "{line}");
+    }
+}
+// ANCHOR_END: both_loops
+
+#[test]
+fn sigterm_mid_transfer_with_two_loops_loses_nothing() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve(2, 20.0);
+    }
+    let finished = child_server::stop_mid_transfer(
+        "sigterm_mid_transfer_with_two_loops_loses_nothing",
+        CHILD,
+        100,
+        Signal::Term,
+    );
+    let (_, per_loop) = child_server::report(&finished);
+    assert_eq!(per_loop.len(), 2);
+}
+
+// ANCHOR: ping_pong
+/// What one message between two loops costs when the receiver is asleep in `select`:
+/// `ROUND_TRIPS` pings from loop A to loop B, each answered by a pong, every message a
+/// `call_soon_threadsafe` that wakes the other loop through its self-pipe. Prints the
+/// time per round trip and the CPU time (both threads) per message; asserts only that
+/// every ping got its pong. Run it with:
+/// `cargo test --release -p stage5 --test loops -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement: run it on purpose, in release"]
+fn ping_pong_between_two_loops() {
+    use stage5::{EventLoop, LoopHandle};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
+
+    const ROUND_TRIPS: usize = 20_000;
+    let pongs = Arc::new(AtomicUsize::new(0));
+    let (b_handle, b_ready) = std::sync::mpsc::sync_channel(1);
+    let b = std::thread::spawn(move || {
+        let lp = EventLoop::new();
+        b_handle.send(lp.handle()).unwrap();
+        lp.run_forever().unwrap(); // until A says stop
+    });
+    let lp = EventLoop::new();
+    let (a, b_loop) = (lp.handle(), b_ready.recv().unwrap());
+
+    /// Send ping number `n` to B, whose answer sends the next ping.
+    fn ping(n: usize, a: LoopHandle, b: LoopHandle, pongs: Arc<AtomicUsize>) {
+        if n == ROUND_TRIPS {
+            b.call_soon_threadsafe(EventLoop::stop).unwrap();
+            return a.call_soon_threadsafe(EventLoop::stop).unwrap();
+        }
+        let (a2, b2) = (a.clone(), b.clone());
+        b.call_soon_threadsafe(move |_| {
+            let a3 = a2.clone();
+            a2.call_soon_threadsafe(move |_| {
+                pongs.fetch_add(1, Ordering::Relaxed);
+                ping(n + 1, a3, b2, pongs);
+            })
+            .unwrap();
+        })
+        .unwrap();
+    }
+    let cpu_before = loadgen::procstat::cpu_ns(std::process::id()).unwrap();
+    let start = Instant::now();
+    ping(0, a, b_loop, pongs.clone());
+    lp.run_forever().unwrap();
+    let wall = start.elapsed();
+    b.join().unwrap();
+    let cpu = loadgen::procstat::cpu_ns(std::process::id()).unwrap() - cpu_before;
+    assert_eq!(pongs.load(Ordering::Relaxed), ROUND_TRIPS);
+    eprintln!(
+        "{ROUND_TRIPS} round trips: {:.2} us each; CPU {:.2} us per message (both threads)",
+        wall.as_secs_f64() * 1e6 / ROUND_TRIPS as f64,
+        cpu as f64 / 1e3 / (2 * ROUND_TRIPS) as f64
+    );
+}
+// ANCHOR_END: ping_pong
