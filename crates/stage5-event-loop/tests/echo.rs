@@ -77,3 +77,15 @@ fn sock_connect_reports_a_refused_connection() {
     let outcome = lp.run_until_complete(&task).unwrap();
     assert_eq!(outcome, Err(std::io::ErrorKind::ConnectionRefused));
 }
+
+/// A careless caller: serving on a loop that is already closed is the loop's own error, not
+/// a panic (the server used to `expect` that the listener could be watched).
+#[test]
+fn serving_on_a_closed_loop_is_an_error_not_a_panic() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    lp.close().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let outcome = echo_server::serve(&lp, listener, Reply::Plain, None);
+    let error = outcome.err().expect("a closed loop serves nothing");
+    assert_eq!(error.to_string(), "Event loop is closed");
+}
