@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::{Finished, Reading, join, reader};
 
-/// A child test that is running (see [`ChildTest::spawn`]).
+/// A child test that is running (see [`ChildTest::spawn`](super::ChildTest::spawn)).
 #[derive(Debug)]
 pub struct Running {
     child: Child,
