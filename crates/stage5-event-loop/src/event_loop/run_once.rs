@@ -101,8 +101,7 @@ impl EventLoop {
     /// real clock asyncio would block forever; on the virtual clock that is a hang in a
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
-        self.before_select(); // chapter 7: re-arm, release
-        let mut selector = self.inner.selector.borrow_mut();
+        self.before_select(); // chapter 7: re-arm, release, check waits
         if !self.inner.clock.is_virtual() {
             loop_event!(
                 self,
@@ -111,7 +110,7 @@ impl EventLoop {
                     virtual_next: None
                 }
             );
-            return Ok(selector.select(timeout)?);
+            return Ok(self.select_io(timeout)?);
         }
         match timeout {
             None if !self.watches_anything() => {
@@ -130,7 +129,7 @@ impl EventLoop {
                         virtual_next: None
                     }
                 );
-                Ok(selector.select(None)?)
+                Ok(self.select_io(None)?)
             }
             Some(timeout) => {
                 let next = self.inner.clock.now().saturating_add(timeout);
@@ -143,8 +142,14 @@ impl EventLoop {
                         virtual_next
                     }
                 );
-                let events = selector.select(Some(Duration::ZERO))?;
-                if events == 0 && timeout > Duration::ZERO {
+                let mut events = self.select_io(Some(Duration::ZERO))?;
+                let mut woke = false;
+                // The jump is this clock's sleep: first check the waits (chapter 7).
+                if events == 0 && timeout > Duration::ZERO && self.has_unchecked_waits() {
+                    woke = self.check_all_waits();
+                    events = self.select_io(Some(Duration::ZERO))?;
+                }
+                if events == 0 && timeout > Duration::ZERO && !woke {
                     self.inner.clock.sleep_until(next);
                     loop_event!(self, Event::Jump { to: next });
                 }

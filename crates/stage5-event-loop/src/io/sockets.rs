@@ -13,6 +13,12 @@
 //! waits on it; dropping the waiting future (its task was cancelled or dropped) removes
 //! its waiter and, if nobody else waits on the descriptor, its registration.
 //!
+//! One try is skipped, as tokio skips it: a read that came back shorter than asked emptied
+//! the socket, so the next `sock_recv` on it waits at once instead of asking the kernel
+//! for the `EWOULDBLOCK` it knows it would get. An edge since then (more data, the end of
+//! the stream, an error) cancels the skip. The data asyncio's try would have found is
+//! never lost: it comes with an edge, one iteration later.
+//!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
 //! every call; here waits keep the registration (`io_table.rs`). The names are asyncio's;
 //! stage 4's `recv`/`send`/`accept` still work on this loop too (`bridge.rs`).
@@ -30,7 +36,6 @@ use stage1::Event;
 
 use crate::event_loop::EventLoop;
 use crate::futures::current::current_task;
-use crate::io::io_table::Waiter;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
@@ -41,6 +46,7 @@ pub struct IoOp<'a, F> {
     interest: Interest,
     op: F,
     waiting: bool, // our waker is installed on `fd`
+    skip: bool,    // the first try is known to block (a short read emptied the socket)
 }
 
 impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F> {
@@ -49,15 +55,17 @@ impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F>
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
         loop {
-            match (this.op)() {
+            let attempt = match std::mem::take(&mut this.skip) {
+                true => Err(ErrorKind::WouldBlock.into()),
+                false => (this.op)(),
+            };
+            match attempt {
                 // A signal interrupted the system call: try again at once.
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    this.lp.would_block(this.fd, this.interest);
-                    let waiter = Waiter::Task(cx.waker().clone());
-                    if let Err(error) = this.lp.add_waiter(this.fd, this.interest, waiter) {
+                    if let Err(error) = this.lp.wait_io(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     if let Some(id) = current_task() {
@@ -109,7 +117,15 @@ impl EventLoop {
             interest,
             op,
             waiting: false,
+            skip: false,
         }
+    }
+
+    /// An operation that reads `fd`: it waits at once if a short read emptied `fd`.
+    fn read_op<T, F: FnMut() -> io::Result<T> + Unpin>(&self, fd: RawFd, op: F) -> IoOp<'_, F> {
+        let mut read = self.io_op(fd, Interest::Read, op);
+        read.skip = self.is_drained(fd);
+        read
     }
 
     // ANCHOR: sock_recv
@@ -121,17 +137,16 @@ impl EventLoop {
         S: AsRawFd,
         for<'s> &'s S: Read,
     {
+        let fd = sock.as_raw_fd();
         let data = self
-            .io_op(sock.as_raw_fd(), Interest::Read, || {
+            .read_op(fd, || {
                 self.with_scratch(nbytes, |scratch| {
                     let n = (&*sock).read(scratch)?;
                     Ok(scratch[..n].to_vec())
                 })
             })
             .await?;
-        if data.is_empty() {
-            self.end_of_stream(sock.as_raw_fd());
-        }
+        self.after_read(fd, data.len(), nbytes);
         Ok(data)
     }
 
@@ -141,20 +156,22 @@ impl EventLoop {
         S: AsRawFd,
         for<'s> &'s S: Read,
     {
-        let n = self
-            .io_op(sock.as_raw_fd(), Interest::Read, || (&*sock).read(buf))
-            .await?;
-        if n == 0 && !buf.is_empty() {
-            self.end_of_stream(sock.as_raw_fd());
-        }
+        let fd = sock.as_raw_fd();
+        let n = self.read_op(fd, || (&*sock).read(buf)).await?;
+        self.after_read(fd, n, buf.len());
         Ok(n)
     }
     // ANCHOR_END: sock_recv
 
-    /// The peer closed its side: the socket is about to be closed, so its registration
-    /// goes now rather than at the next select (a new socket may get its number first).
-    fn end_of_stream(&self, fd: RawFd) {
-        self.release_now(fd);
+    /// After a read of `n` bytes of `asked`: at the end of the stream the socket is about
+    /// to be closed, so its registration goes now rather than at the next select (a new
+    /// socket may get its number first); a short read emptied the socket.
+    fn after_read(&self, fd: RawFd, n: usize, asked: usize) {
+        if n == 0 && asked > 0 {
+            self.release_now(fd);
+        } else if n < asked {
+            self.read_drained(fd);
+        }
     }
 
     // ANCHOR: sock_sendall
