@@ -8,7 +8,8 @@
 #   just bench / just bench-quick      the same
 #
 # Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
-# `bench-stageN` binary (W1-W4) or an `echo_server` example (W5, W6), and CPython's
+# `bench-stageN` binary (W1-W4) or an echo server (W5, W6: the one in its `bench-stageN`
+# binary if it has one, as stage 5 does, else its `echo_server` example), and CPython's
 # asyncio and uvloop (bench/python; uvloop is pip-installed into target/bench/venv). A
 # system that does not build or install is skipped with a note, so a new stage appears by
 # itself once its pieces exist.
@@ -18,6 +19,9 @@
 # then W5 at every connection count, then W6; the report takes medians over rounds, and
 # ratios to the floor (and to tokio) *within* each round before taking their median, since
 # this machine drifts by tens of percent between runs.
+#
+# Builds go to $CARGO_TARGET_DIR (default target/); copies of the binaries and the results
+# to target/bench.
 #
 # Processes: every server runs under `timeout` (it cannot outlive this script by more than
 # a few minutes even if the script is killed), is pinned to core 0 while the client or the
@@ -71,25 +75,30 @@ fi
 
 # ---------------------------------------------------------------------------------------
 step "build (release)"
+RELEASE=${CARGO_TARGET_DIR:-target}/release
 cargo build -q --release -p loadgen -p bench --bins
-cp target/release/loadgen "$BIN/loadgen"
+cp "$RELEASE/loadgen" "$BIN/loadgen"
 inproc=(floor tokio)
 echo_systems=(floor tokio)
-for system in floor tokio; do cp "target/release/bench-$system" "$BIN/"; done
+for system in floor tokio; do cp "$RELEASE/bench-$system" "$BIN/"; done
+# True if SYSTEM's bench binary has an echo server (`bench-SYSTEM --list` says `serve:`).
+serves() { [ -x "$BIN/bench-$1" ] && "$BIN/bench-$1" --list | grep -q '^serve:'; }
 for dir in crates/stage*-*/; do
     stage=$(basename "$dir" | cut -d- -f1)
-    if [ -x "target/release/bench-$stage" ]; then
-        cp "target/release/bench-$stage" "$BIN/"
+    if [ -x "$RELEASE/bench-$stage" ]; then
+        cp "$RELEASE/bench-$stage" "$BIN/"
         inproc+=("$stage")
     else
         say "$stage: no bench-$stage binary (crates/bench/src/systems/$stage.rs): W1-W4 skipped"
     fi
-    if [ ! -f "$dir/examples/echo_server.rs" ]; then
+    if serves "$stage"; then
+        echo_systems+=("$stage") # its echo server is in the harness (`bench-$stage serve`)
+    elif [ ! -f "$dir/examples/echo_server.rs" ]; then
         say "$stage: no echo_server example: W5, W6 skipped"
     # One package at a time, copied out at once: every stage's example is called
     # echo_server, and they share target/release/examples/echo_server.
     elif cargo build -q --release -p "$stage" --example echo_server; then
-        cp target/release/examples/echo_server "$BIN/$stage-echo_server"
+        cp "$RELEASE/examples/echo_server" "$BIN/$stage-echo_server"
         echo_systems+=("$stage")
     else
         say "$stage: echo_server does not build: W5, W6 skipped"
@@ -169,11 +178,14 @@ trap stop_server EXIT
 start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     local cmd line log=$OUT/server.log
     case "$1" in
-        floor | tokio) cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600) ;;
         asyncio | uvloop)
             cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
             ;;
-        *) cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0) ;;
+        *) if serves "$1"; then
+            cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600)
+        else
+            cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0)
+        fi ;;
     esac
     timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>"$log" &
     SERVER_TIMEOUT_PID=$!
