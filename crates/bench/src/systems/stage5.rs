@@ -195,7 +195,8 @@ fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
     // Bounded: the server ends by itself after `max`.
     lp.call_later(max.as_secs_f64(), EventLoop::stop)
         .map_err(|e| io::Error::other(e.to_string()))?;
-    lp.run_forever().map_err(|e| io::Error::other(e.to_string()))?;
+    lp.run_forever()
+        .map_err(|e| io::Error::other(e.to_string()))?;
     server.close(&lp);
     Ok(())
 }
