@@ -24,7 +24,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::io_table::Waiter;
+use crate::io::io_table::{Done, Waiter};
 use crate::io::selector::SelectorStats;
 use crate::io::self_pipe::RemoteQueue;
 
@@ -155,9 +155,19 @@ impl EventLoop {
         Ok(())
     }
 
-    /// A read on `fd` came back short: it is empty until the next edge.
-    pub(crate) fn read_drained(&self, fd: RawFd) {
-        self.inner.io.borrow_mut().read_drained(fd);
+    /// A task's operation on `fd` ended (`IoTable::done`). Nothing to do, and no borrow,
+    /// for one that neither waited nor learned anything: a write that went through.
+    pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
+        if waited || done != Some(Done::Other) {
+            let mut selector = self.inner.selector.borrow_mut();
+            let old = self
+                .inner
+                .io
+                .borrow_mut()
+                .done(&mut selector, fd, interest, waited, done);
+            drop(selector);
+            drop(old); // outside the borrows: a waker's drop may look at the loop
+        }
     }
 
     /// True if a short read emptied `fd` and no edge came since: a read would block.
@@ -192,12 +202,6 @@ impl EventLoop {
     pub(crate) fn forget_fd(&self, fd: RawFd) {
         let stale = self.inner.io.borrow_mut().forget(fd);
         drop(stale); // outside the borrow: a waker's drop may look at the loop
-    }
-
-    /// The stream on `fd` ended: deregister it now if nobody waits on it.
-    pub(crate) fn release_now(&self, fd: RawFd) {
-        let mut selector = self.inner.selector.borrow_mut();
-        self.inner.io.borrow_mut().release_now(&mut selector, fd);
     }
 
     /// The selector's counters.

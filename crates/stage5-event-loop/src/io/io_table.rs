@@ -69,6 +69,28 @@ pub enum Waiter<L> {
 /// A reader's or writer's handle made ready by an event: its descriptor, its direction.
 pub type Ready<L> = (RawFd, Interest, Handle<L>);
 
+/// What a finished socket operation learned about its descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Done {
+    /// Nothing the table needs to know.
+    Other,
+    /// A read came back shorter than asked: the socket is empty until the next edge.
+    Drained,
+    /// A read found the end of the stream: the socket is about to be closed.
+    Ended,
+}
+
+impl Done {
+    /// What a read of `n` bytes, `asked` for, says.
+    pub fn read(n: usize, asked: usize) -> Done {
+        match n {
+            0 if asked > 0 => Done::Ended,
+            n if n < asked => Done::Drained,
+            _ => Done::Other,
+        }
+    }
+}
+
 /// What the loop knows about one file descriptor.
 struct Source<L> {
     reader: Option<Waiter<L>>,
@@ -385,6 +407,35 @@ impl<L> IoTable<L> {
             *source.ready(interest) = false;
         }
     }
+
+    // ANCHOR: done
+    /// A task's operation on `fd` ended: with `Some(done)` what it learned, with `None` an
+    /// error. If it `waited`, its waiter goes; after a success the registration stays until
+    /// the next select (the same task usually waits on the same socket again at once),
+    /// after an error it goes now. At the end of the stream the registration goes now
+    /// (the socket is about to be closed, and a new one may get its number before the next
+    /// select); after a short read the socket is known empty (`read_drained`). Returns the
+    /// waiter taken out.
+    pub fn done(
+        &mut self,
+        selector: &mut Selector,
+        fd: RawFd,
+        interest: Interest,
+        waited: bool,
+        done: Option<Done>,
+    ) -> Option<Waiter<L>> {
+        let old = match waited {
+            true => self.remove(selector, fd, interest, done.is_some()),
+            false => None,
+        };
+        match done {
+            Some(Done::Ended) => self.release_now(selector, fd),
+            Some(Done::Drained) => self.read_drained(fd),
+            Some(Done::Other) | None => {}
+        }
+        old
+    }
+    // ANCHOR_END: done
 
     /// `fd` is a new descriptor (just accepted or connected): whatever the table remembers
     /// under its number belonged to a socket that was closed. Its waiters are dropped.
