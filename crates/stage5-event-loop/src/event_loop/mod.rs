@@ -30,7 +30,6 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Waker;
 
 use stage1::{Clock, RealClock};
@@ -125,7 +124,6 @@ pub struct EventLoop {
 
 // ANCHOR: state
 struct LoopInner {
-    id: u64,
     clock: Rc<dyn Clock>,
     ready: RefCell<VecDeque<Handle>>, // asyncio's `_ready`
     scheduled: RefCell<timers::Scheduled<EventLoop>>, // asyncio's `_scheduled`
@@ -150,8 +148,6 @@ struct LoopInner {
 }
 // ANCHOR_END: state
 
-static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
-
 impl EventLoop {
     /// A loop on the real clock.
     pub fn new() -> EventLoop {
@@ -174,7 +170,6 @@ impl EventLoop {
         let selector = Selector::new()?;
         let (self_pipe, remote) = self_pipe::make_self_pipe()?;
         let inner = Rc::new(LoopInner {
-            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
             clock,
             ready: RefCell::new(VecDeque::new()),
             scheduled: RefCell::default(),
@@ -202,9 +197,11 @@ impl EventLoop {
         Ok(lp)
     }
 
-    /// The loop's number, unique in the process: what a waker keeps of it.
-    pub(crate) fn id(&self) -> u64 {
-        self.inner.id
+    /// What identifies the loop to a waker: the address of its remote queue, which every
+    /// waker of the loop holds (an `Arc`), so that no other loop can have it while one of
+    /// them lives.
+    pub(crate) fn id(&self) -> usize {
+        Arc::as_ptr(&self.inner.remote) as usize
     }
 
     /// The clock this loop runs on.

@@ -54,7 +54,7 @@ use crate::io::selector::Selector;
 /// How many selects a task's wait may go unchecked while the loop is busy (it is always
 /// checked before the loop sleeps): how long an operation on a socket that got a closed
 /// socket's number can wait for the check that registers it.
-pub const PATIENCE: u64 = 16;
+pub const PATIENCE: u32 = 16;
 
 // ANCHOR: source
 /// Who waits on one direction of a descriptor: an asyncio-style callback (`add_reader`),
@@ -99,7 +99,7 @@ struct Source<L> {
     readable: bool,                    // an edge said so, and nothing has shown otherwise since
     writable: bool,
     drained: bool, // a read came back short since the last edge: the next one would block
-    unchecked: Option<u64>, // a task waits on a registration not checked since (select no.)
+    unchecked: Option<u32>, // a task waits on a registration unchecked since this select
     rearm: bool,   // in `IoTable::rearm`: look at it again before the next select
     release: bool, // in `IoTable::release`: deregister it at the next select if idle
 }
@@ -109,7 +109,7 @@ pub struct IoTable<L> {
     sources: Vec<Source<L>>,
     rearm: Vec<RawFd>,
     release: Vec<RawFd>,
-    unchecked: VecDeque<(RawFd, u64)>, // waits to check, oldest first
+    unchecked: VecDeque<(RawFd, u32)>, // waits to check, oldest first
     waiters: usize,                    // readers + writers installed
 }
 // ANCHOR_END: source
@@ -271,7 +271,7 @@ impl<L> IoTable<L> {
         waker: &Waker,
     ) -> io::Result<Option<Waiter<L>>> {
         let wanted = mio_interest(interest);
-        let select = selector.stats().selects;
+        let select = select_number(selector);
         if let Some(source) = self.source_mut(fd)
             && source
                 .registered
@@ -316,12 +316,12 @@ impl<L> IoTable<L> {
         all: bool,
         wake: &mut Vec<Waker>,
     ) -> usize {
-        let now = selector.stats().selects;
+        let now = select_number(selector);
         let mut checked = 0;
         while let Some(&(fd, since)) = self.unchecked.front() {
             let source = &mut self.sources[fd as usize];
             if source.unchecked == Some(since) {
-                if !all && now < since + PATIENCE {
+                if !all && now.wrapping_sub(since) < PATIENCE {
                     break; // the rest joined later still
                 }
                 source.unchecked = None;
@@ -592,6 +592,12 @@ impl<L> IoTable<L> {
         self.waiters = 0;
         dropped
     }
+}
+
+/// The selector's count of selects, as the table notes it: it wraps, and only differences
+/// of a few selects are ever compared.
+fn select_number(selector: &Selector) -> u32 {
+    selector.stats().selects as u32
 }
 
 /// Re-arm `fd`'s registration for `known`; if the kernel has forgotten the number, register
