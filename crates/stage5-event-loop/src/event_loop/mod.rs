@@ -125,6 +125,7 @@ pub struct EventLoop {
 // ANCHOR: state
 struct LoopInner {
     clock: Rc<dyn Clock>,
+    virtual_clock: bool,              // `clock.is_virtual()`, asked once
     ready: RefCell<VecDeque<Handle>>, // asyncio's `_ready`
     scheduled: RefCell<timers::Scheduled<EventLoop>>, // asyncio's `_scheduled`
     next_handle_id: Cell<u64>,
@@ -170,6 +171,7 @@ impl EventLoop {
         let selector = Selector::new()?;
         let (self_pipe, remote) = self_pipe::make_self_pipe()?;
         let inner = Rc::new(LoopInner {
+            virtual_clock: clock.is_virtual(),
             clock,
             ready: RefCell::new(VecDeque::new()),
             scheduled: RefCell::default(),

@@ -19,7 +19,7 @@ use stage1::Event;
 
 use crate::event_loop::lifecycle::Running;
 use crate::event_loop::scheduling::clamped;
-use crate::event_loop::{EventLoop, ExceptionContext, Handle, Level};
+use crate::event_loop::{EventLoop, Handle, Level};
 use crate::io::self_pipe::Remote;
 
 /// The longest a single `select` waits, even if the next timer is further away (CPython's
@@ -60,6 +60,9 @@ impl EventLoop {
     /// head, where they would otherwise decide the select timeout.
     fn clean_scheduled(&self) {
         let mut scheduled = self.inner.scheduled.borrow_mut();
+        if scheduled.is_empty() {
+            return; // a loop busy with callbacks only: nothing to clean
+        }
         if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
             let after = scheduled.len();
             loop_trace!(
@@ -102,16 +105,22 @@ impl EventLoop {
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
         self.before_select(); // chapter 7: re-arm, release, check waits
-        if !self.inner.clock.is_virtual() {
-            loop_event!(
-                self,
-                Event::Select {
-                    timeout,
-                    virtual_next: None
-                }
-            );
-            return Ok(self.select_io(timeout)?);
+        if self.inner.virtual_clock {
+            return self.select_virtual(timeout);
         }
+        loop_event!(
+            self,
+            Event::Select {
+                timeout,
+                virtual_next: None
+            }
+        );
+        Ok(self.select_io(timeout)?)
+    }
+
+    /// Step 3 on the virtual clock: poll, and jump the clock if nothing came.
+    #[inline(never)] // out of the real clock's way
+    fn select_virtual(&self, timeout: Option<Duration>) -> Result<usize, Error> {
         match timeout {
             None if !self.watches_anything() => {
                 loop_trace!(
@@ -162,8 +171,10 @@ impl EventLoop {
     /// queue when they called), then the selector's events: readers' and writers' handles
     /// to the ready queue, waiting tasks woken (chapter 7).
     fn process_events(&self, events: usize) {
-        for item in self.inner.remote.take() {
-            self.run_remote(item);
+        if self.inner.remote.pending() {
+            for item in self.inner.remote.take() {
+                self.run_remote(item);
+            }
         }
         if events == 0 {
             return;
@@ -263,14 +274,10 @@ impl EventLoop {
     /// (asyncio's `Handle._run`).
     pub(super) fn run_handle(&self, handle: &Handle) {
         if let Err(error) = catch(|| handle.run(self)) {
-            self.call_exception_handler(&ExceptionContext {
-                message: format!("Exception in callback {handle}"),
-                exception: Some(error),
-                handle: Some(handle.clone()),
-                task: None,
-            });
+            self.callback_failed(handle, error);
         }
     }
+
     // ANCHOR_END: run_handle
 
     /// Debug mode: run one handle and report it if it took `slow_callback_duration` or

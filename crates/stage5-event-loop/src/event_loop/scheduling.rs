@@ -26,10 +26,9 @@ impl EventLoop {
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), None, callback);
-        let id = handle.trace_id();
-        loop_event!(self, Event::CallSoon { id });
         self.push_ready(handle.clone());
-        loop_event!(self, self.queues());
+        let id = handle.trace_id();
+        loop_event!(self, Event::CallSoon { id }, self.queues());
         Ok(handle)
     }
     // ANCHOR_END: call_soon

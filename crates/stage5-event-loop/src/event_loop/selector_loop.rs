@@ -70,6 +70,9 @@ impl EventLoop {
     /// Before step 3's `select`: re-arm and release descriptors (`IoTable::before_select`),
     /// and check the registrations of the waits that have gone unchecked for long.
     pub(super) fn before_select(&self) {
+        if self.inner.io.borrow().quiet() {
+            return; // the common case of a busy loop: nothing to re-arm, release or check
+        }
         let mut selector = self.inner.selector.borrow_mut();
         let mut io = self.inner.io.borrow_mut();
         io.before_select(&mut selector);
@@ -88,11 +91,17 @@ impl EventLoop {
     /// came does it check them all, then sleep what is left (not at all if the check woke
     /// a task; a descriptor the check found ready ends the sleep at once).
     pub(super) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
-        let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
-        if nap.is_zero() || !self.has_unchecked_waits() {
+        if timeout == Some(Duration::ZERO) || !self.has_unchecked_waits() {
             return self.inner.selector.borrow_mut().select(timeout);
         }
-        let start = self.inner.clock.now();
+        self.nap_check_and_select(timeout)
+    }
+
+    /// `select_io` with unchecked waits and a wait that may be long.
+    #[inline(never)] // out of the busy loop's way
+    fn nap_check_and_select(&self, timeout: Option<Duration>) -> io::Result<usize> {
+        let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
+        let start = self.inner.clock.now(); // (a virtual clock only sleeps with `None`)
         let events = self.inner.selector.borrow_mut().select(Some(nap))?;
         if events > 0 || Some(nap) == timeout {
             return Ok(events);

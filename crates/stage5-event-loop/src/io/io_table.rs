@@ -348,6 +348,11 @@ impl<L> IoTable<L> {
     }
     // ANCHOR_END: check_waits
 
+    /// True if there is nothing to re-arm, release or check before the next select.
+    pub fn quiet(&self) -> bool {
+        self.release.is_empty() && self.rearm.is_empty() && self.unchecked.is_empty()
+    }
+
     /// True if some task waits on a registration not checked yet.
     pub fn has_unchecked(&self) -> bool {
         !self.unchecked.is_empty()
@@ -487,9 +492,6 @@ impl<L> IoTable<L> {
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
     pub fn before_select(&mut self, selector: &mut Selector) {
-        if self.release.is_empty() && self.rearm.is_empty() {
-            return; // the common case of a busy loop: nothing to re-arm or release
-        }
         for fd in std::mem::take(&mut self.release) {
             let source = &mut self.sources[fd as usize];
             source.release = false;
