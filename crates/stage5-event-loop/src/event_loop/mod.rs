@@ -35,7 +35,7 @@ use std::task::Waker;
 use stage1::{Clock, RealClock};
 
 use crate::errors::Error;
-use crate::futures::registry::TaskRegistry;
+use crate::futures::registry::{Step, TaskRegistry};
 use crate::io::io_table::{IoTable, Ready};
 use crate::io::selector::Selector;
 use crate::io::self_pipe::{self, RemoteQueue, SelfPipe};
@@ -138,6 +138,7 @@ struct LoopInner {
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
+    steps: RefCell<handle::Reused<EventLoop, dyn Step<EventLoop>>>, // their steps' handles
     // Chapter 7: I/O, threads, signals.
     selector: RefCell<Selector>,
     io: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
@@ -185,6 +186,7 @@ impl EventLoop {
             exception_handler: RefCell::new(None),
             logger: RefCell::new(Rc::new(log_to_stderr)),
             tasks: RefCell::default(),
+            steps: RefCell::default(),
             selector: RefCell::new(selector),
             io: RefCell::default(),
             self_pipe,
@@ -233,6 +235,7 @@ impl EventLoop {
     }
 
     /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).
+    #[inline]
     pub(crate) fn next_handle_id(&self) -> u64 {
         let id = self.inner.next_handle_id.get() + 1;
         self.inner.next_handle_id.set(id);
@@ -240,6 +243,7 @@ impl EventLoop {
     }
 
     /// `Err(Closed)` once the loop is closed (asyncio's `_check_closed`).
+    #[inline]
     pub(crate) fn check_closed(&self) -> Result<(), Error> {
         if self.inner.closed.get() {
             Err(Error::Closed)

@@ -166,6 +166,7 @@ impl EventLoop {
 
     /// A task's operation on `fd` ended (`IoTable::done`). Nothing to do, and no borrow,
     /// for one that neither waited nor learned anything: a write that went through.
+    #[inline]
     pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
         if waited || done != Some(Done::Other) {
             let mut selector = self.inner.selector.borrow_mut();
@@ -180,6 +181,7 @@ impl EventLoop {
     }
 
     /// True if a short read emptied `fd` and no edge came since: a read would block.
+    #[inline]
     pub(crate) fn is_drained(&self, fd: RawFd) -> bool {
         self.inner.io.borrow().is_drained(fd)
     }
@@ -225,6 +227,7 @@ impl EventLoop {
 
     /// Run `read` on the loop's scratch buffer, at least `nbytes` long and cut to exactly
     /// `nbytes`: `sock_recv` reads there, so an idle connection holds no buffer.
+    #[inline]
     pub(crate) fn with_scratch<T>(&self, nbytes: usize, read: impl FnOnce(&mut [u8]) -> T) -> T {
         let mut scratch = self.inner.scratch.borrow_mut();
         if scratch.len() < nbytes {

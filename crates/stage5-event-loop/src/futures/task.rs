@@ -135,7 +135,7 @@ impl EventLoop {
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
         loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
-        self.call_soon(move |lp| core.step(lp))?;
+        self.call_soon_step(core)?;
         Ok(Task { future: result, id })
     }
     // ANCHOR_END: create_task

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
+use crate::event_loop::handle::Call;
 use crate::futures::registry::{Step, TaskKey};
 use crate::io::self_pipe::{Remote, RemoteQueue};
 
@@ -98,6 +99,13 @@ pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
         }
     );
     // On a closed loop nothing runs any more; the task stays where it is.
-    let _ = lp.call_soon(move |lp| task.step(lp));
+    let _ = lp.call_soon_step(task);
 }
 // ANCHOR_END: schedule_step
+
+/// What a task's reused step handle calls: the task's step.
+impl Call<EventLoop> for dyn Step<EventLoop> {
+    fn call(self: Rc<Self>, lp: &EventLoop) {
+        self.step(lp);
+    }
+}

@@ -349,11 +349,13 @@ impl<L> IoTable<L> {
     // ANCHOR_END: check_waits
 
     /// True if there is nothing to re-arm, release or check before the next select.
+    #[inline]
     pub fn quiet(&self) -> bool {
         self.release.is_empty() && self.rearm.is_empty() && self.unchecked.is_empty()
     }
 
     /// True if some task waits on a registration not checked yet.
+    #[inline]
     pub fn has_unchecked(&self) -> bool {
         !self.unchecked.is_empty()
     }
@@ -371,6 +373,7 @@ impl<L> IoTable<L> {
     }
 
     /// True if a short read emptied `fd` and no edge has come since.
+    #[inline]
     pub fn is_drained(&self, fd: RawFd) -> bool {
         let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
         source.is_some_and(|s| s.drained)
