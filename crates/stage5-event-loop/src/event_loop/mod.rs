@@ -201,9 +201,8 @@ impl EventLoop {
         Ok(lp)
     }
 
-    /// What identifies the loop to a waker: the address of its remote queue, which every
-    /// waker of the loop holds (an `Arc`), so that no other loop can have it while one of
-    /// them lives.
+    /// The loop's id for its wakers: the address of its remote queue, which each of them
+    /// holds (an `Arc`): no other loop can have it while one lives.
     pub(crate) fn id(&self) -> usize {
         Arc::as_ptr(&self.inner.remote) as usize
     }
