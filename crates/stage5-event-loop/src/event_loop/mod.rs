@@ -242,7 +242,6 @@ impl EventLoop {
     }
 
     /// `Err(Closed)` once the loop is closed (asyncio's `_check_closed`).
-    #[inline]
     pub(crate) fn check_closed(&self) -> Result<(), Error> {
         if self.inner.closed.get() {
             Err(Error::Closed)
