@@ -164,6 +164,7 @@ run_inproc() { # ROUND SYSTEM WORKLOAD
 # ---------------------------------------------------------------------------------------
 SERVER_TIMEOUT_PID=""
 SERVER_PID=""
+ERROR="" # why the last try_echo or try_hold failed
 SERVER_ADDR=""
 stop_server() {
     if [ -n "$SERVER_TIMEOUT_PID" ]; then
@@ -211,11 +212,14 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
 
 is_polling() { case "$1" in stage1 | stage2 | stage3) return 0 ;; *) return 1 ;; esac; }
 
-run_echo() { # ROUND SYSTEM CONNS
+# A measurement that fails (a server that does not come up, a client that cannot connect:
+# on a shared machine another program's load or its thousands of closing connections can
+# cause either) is tried once more, after a pause; only a second failure is recorded.
+try_echo() { # ROUND SYSTEM CONNS; false on failure, with ERROR set
     local out
     if ! start_server "$2"; then
-        record echo "$1" "$2" ",\"conns\":$3" "" "server did not start"
-        return
+        ERROR="server did not start"
+        return 1
     fi
     if out=$(timeout 120 "${PIN_CLIENT[@]}" "$BIN/loadgen" --addr "$SERVER_ADDR" --conns "$3" \
         --secs "$W5_SECS" --warmup "$W5_WARMUP" --size "$W5_SIZE" --server-pid "$SERVER_PID"); then
@@ -223,18 +227,28 @@ run_echo() { # ROUND SYSTEM CONNS
         say "$(printf '  W5 C=%-5s %-8s %9.0f msg/s  p50 %6s us  p99 %6s us  server %7s us CPU/msg' \
             "$3" "$2" "$(field "$out" msgs_per_sec)" "$(field "$out" p50_us)" \
             "$(field "$out" p99_us)" "$(field "$out" server_cpu_us_per_msg)")"
-    else
-        say "  W5 C=$3 $2: FAILED"
-        record echo "$1" "$2" ",\"conns\":$3" "" "loadgen failed"
+        stop_server
+        return 0
     fi
     stop_server
+    ERROR="loadgen failed"
+    return 1
 }
 
-run_hold() { # ROUND SYSTEM
+run_echo() { # ROUND SYSTEM CONNS
+    try_echo "$@" && return
+    say "  W5 C=$3 $2: $ERROR; once more in 5 s"
+    sleep 5
+    try_echo "$@" && return
+    say "  W5 C=$3 $2: FAILED ($ERROR)"
+    record echo "$1" "$2" ",\"conns\":$3" "" "$ERROR"
+}
+
+try_hold() { # ROUND SYSTEM; false on failure, with ERROR set
     local out
     if ! start_server "$2"; then
-        record hold "$1" "$2" "" "" "server did not start"
-        return
+        ERROR="server did not start"
+        return 1
     fi
     if out=$(timeout $((W6_HOLD_SECS + 60)) "${PIN_CLIENT[@]}" "$BIN/loadgen" \
         --addr "$SERVER_ADDR" --conns "$W6_CONNS" --hold "$W6_HOLD_SECS" \
@@ -243,11 +257,21 @@ run_hold() { # ROUND SYSTEM
         say "$(printf '  W6 %-8s %8s KiB -> %8s KiB  %6s B/conn  all accepted: %s' "$2" \
             "$(field "$out" rss_before_kib)" "$(field "$out" rss_held_kib)" \
             "$(field "$out" rss_per_conn_bytes)" "$(field "$out" all_accepted)")"
-    else
-        say "  W6 $2: FAILED"
-        record hold "$1" "$2" "" "" "loadgen failed"
+        stop_server
+        return 0
     fi
     stop_server
+    ERROR="loadgen failed"
+    return 1
+}
+
+run_hold() { # ROUND SYSTEM
+    try_hold "$@" && return
+    say "  W6 $2: $ERROR; once more in 5 s"
+    sleep 5
+    try_hold "$@" && return
+    say "  W6 $2: FAILED ($ERROR)"
+    record hold "$1" "$2" "" "" "$ERROR"
 }
 
 # W6 holds W6_CONNS connections in loadgen and as many in the server.
