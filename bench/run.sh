@@ -8,7 +8,8 @@
 #   just bench / just bench-quick      the same
 #
 # Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
-# `bench-stageN` binary (W1-W4) or an `echo_server` example (W5, W6), and CPython's
+# `bench-stageN` binary (W1-W4) or an echo server (W5, W6: the one in its `bench-stageN`
+# binary if it has one, as stage 5 does, else its `echo_server` example), and CPython's
 # asyncio and uvloop (bench/python; uvloop is pip-installed into target/bench/venv). A
 # system that does not build or install is skipped with a note, so a new stage appears by
 # itself once its pieces exist.
@@ -18,6 +19,9 @@
 # then W5 at every connection count, then W6; the report takes medians over rounds, and
 # ratios to the floor (and to tokio) *within* each round before taking their median, since
 # this machine drifts by tens of percent between runs.
+#
+# Builds go to $CARGO_TARGET_DIR (default target/); copies of the binaries and the results
+# to target/bench.
 #
 # Processes: every server runs under `timeout` (it cannot outlive this script by more than
 # a few minutes even if the script is killed), is pinned to core 0 while the client or the
@@ -71,25 +75,30 @@ fi
 
 # ---------------------------------------------------------------------------------------
 step "build (release)"
+RELEASE=${CARGO_TARGET_DIR:-target}/release
 cargo build -q --release -p loadgen -p bench --bins
-cp target/release/loadgen "$BIN/loadgen"
+cp "$RELEASE/loadgen" "$BIN/loadgen"
 inproc=(floor tokio)
 echo_systems=(floor tokio)
-for system in floor tokio; do cp "target/release/bench-$system" "$BIN/"; done
+for system in floor tokio; do cp "$RELEASE/bench-$system" "$BIN/"; done
+# True if SYSTEM's bench binary has an echo server (`bench-SYSTEM --list` says `serve:`).
+serves() { [ -x "$BIN/bench-$1" ] && "$BIN/bench-$1" --list | grep -q '^serve:'; }
 for dir in crates/stage*-*/; do
     stage=$(basename "$dir" | cut -d- -f1)
-    if [ -x "target/release/bench-$stage" ]; then
-        cp "target/release/bench-$stage" "$BIN/"
+    if [ -x "$RELEASE/bench-$stage" ]; then
+        cp "$RELEASE/bench-$stage" "$BIN/"
         inproc+=("$stage")
     else
         say "$stage: no bench-$stage binary (crates/bench/src/systems/$stage.rs): W1-W4 skipped"
     fi
-    if [ ! -f "$dir/examples/echo_server.rs" ]; then
+    if serves "$stage"; then
+        echo_systems+=("$stage") # its echo server is in the harness (`bench-$stage serve`)
+    elif [ ! -f "$dir/examples/echo_server.rs" ]; then
         say "$stage: no echo_server example: W5, W6 skipped"
     # One package at a time, copied out at once: every stage's example is called
     # echo_server, and they share target/release/examples/echo_server.
     elif cargo build -q --release -p "$stage" --example echo_server; then
-        cp target/release/examples/echo_server "$BIN/$stage-echo_server"
+        cp "$RELEASE/examples/echo_server" "$BIN/$stage-echo_server"
         echo_systems+=("$stage")
     else
         say "$stage: echo_server does not build: W5, W6 skipped"
@@ -155,6 +164,7 @@ run_inproc() { # ROUND SYSTEM WORKLOAD
 # ---------------------------------------------------------------------------------------
 SERVER_TIMEOUT_PID=""
 SERVER_PID=""
+ERROR="" # why the last try_echo or try_hold failed
 SERVER_ADDR=""
 stop_server() {
     if [ -n "$SERVER_TIMEOUT_PID" ]; then
@@ -169,11 +179,14 @@ trap stop_server EXIT
 start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     local cmd line log=$OUT/server.log
     case "$1" in
-        floor | tokio) cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600) ;;
         asyncio | uvloop)
             cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
             ;;
-        *) cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0) ;;
+        *) if serves "$1"; then
+            cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600)
+        else
+            cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0)
+        fi ;;
     esac
     timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>"$log" &
     SERVER_TIMEOUT_PID=$!
@@ -199,11 +212,14 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
 
 is_polling() { case "$1" in stage1 | stage2 | stage3) return 0 ;; *) return 1 ;; esac; }
 
-run_echo() { # ROUND SYSTEM CONNS
+# A measurement that fails (a server that does not come up, a client that cannot connect:
+# on a shared machine another program's load or its thousands of closing connections can
+# cause either) is tried once more, after a pause; only a second failure is recorded.
+try_echo() { # ROUND SYSTEM CONNS; false on failure, with ERROR set
     local out
     if ! start_server "$2"; then
-        record echo "$1" "$2" ",\"conns\":$3" "" "server did not start"
-        return
+        ERROR="server did not start"
+        return 1
     fi
     if out=$(timeout 120 "${PIN_CLIENT[@]}" "$BIN/loadgen" --addr "$SERVER_ADDR" --conns "$3" \
         --secs "$W5_SECS" --warmup "$W5_WARMUP" --size "$W5_SIZE" --server-pid "$SERVER_PID"); then
@@ -211,18 +227,28 @@ run_echo() { # ROUND SYSTEM CONNS
         say "$(printf '  W5 C=%-5s %-8s %9.0f msg/s  p50 %6s us  p99 %6s us  server %7s us CPU/msg' \
             "$3" "$2" "$(field "$out" msgs_per_sec)" "$(field "$out" p50_us)" \
             "$(field "$out" p99_us)" "$(field "$out" server_cpu_us_per_msg)")"
-    else
-        say "  W5 C=$3 $2: FAILED"
-        record echo "$1" "$2" ",\"conns\":$3" "" "loadgen failed"
+        stop_server
+        return 0
     fi
     stop_server
+    ERROR="loadgen failed"
+    return 1
 }
 
-run_hold() { # ROUND SYSTEM
+run_echo() { # ROUND SYSTEM CONNS
+    try_echo "$@" && return
+    say "  W5 C=$3 $2: $ERROR; once more in 5 s"
+    sleep 5
+    try_echo "$@" && return
+    say "  W5 C=$3 $2: FAILED ($ERROR)"
+    record echo "$1" "$2" ",\"conns\":$3" "" "$ERROR"
+}
+
+try_hold() { # ROUND SYSTEM; false on failure, with ERROR set
     local out
     if ! start_server "$2"; then
-        record hold "$1" "$2" "" "" "server did not start"
-        return
+        ERROR="server did not start"
+        return 1
     fi
     if out=$(timeout $((W6_HOLD_SECS + 60)) "${PIN_CLIENT[@]}" "$BIN/loadgen" \
         --addr "$SERVER_ADDR" --conns "$W6_CONNS" --hold "$W6_HOLD_SECS" \
@@ -231,11 +257,21 @@ run_hold() { # ROUND SYSTEM
         say "$(printf '  W6 %-8s %8s KiB -> %8s KiB  %6s B/conn  all accepted: %s' "$2" \
             "$(field "$out" rss_before_kib)" "$(field "$out" rss_held_kib)" \
             "$(field "$out" rss_per_conn_bytes)" "$(field "$out" all_accepted)")"
-    else
-        say "  W6 $2: FAILED"
-        record hold "$1" "$2" "" "" "loadgen failed"
+        stop_server
+        return 0
     fi
     stop_server
+    ERROR="loadgen failed"
+    return 1
+}
+
+run_hold() { # ROUND SYSTEM
+    try_hold "$@" && return
+    say "  W6 $2: $ERROR; once more in 5 s"
+    sleep 5
+    try_hold "$@" && return
+    say "  W6 $2: FAILED ($ERROR)"
+    record hold "$1" "$2" "" "" "$ERROR"
 }
 
 # W6 holds W6_CONNS connections in loadgen and as many in the server.

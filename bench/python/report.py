@@ -246,23 +246,23 @@ def targets_table(inproc, echo, hold, out):
     ratio(inproc.get(("W1", stage, "wall_ns_per_op")), inproc.get(("W1", "floor", "wall_ns_per_op")),
           2, "W1 ns per callback / floor")
     ratio(inproc.get(("W2", stage, "wall_ns_per_op")), inproc.get(("W2", "floor+epoll", "wall_ns_per_op")),
-          1.3, "W2 ns per step / floor+epoll")
+          1.1, "W2 ns per step / floor+epoll")
     ratio(inproc.get(("W3", stage, "cpu_ms")), inproc.get(("W3", "floor", "cpu_ms")),
-          1.5, "W3 CPU / floor")
+          1.2, "W3 CPU / floor")
     ratio(inproc.get(("W4", stage, "wall_ns_per_op")), inproc.get(("W4", "tokio", "wall_ns_per_op")),
           1, "W4 ns per item / tokio")
     for conns in sorted({key[0] for key in echo}):
         ratio(echo.get((conns, stage, "server_cpu_us_per_msg")),
-              echo.get((conns, "tokio", "server_cpu_us_per_msg")), 1.1,
+              echo.get((conns, "tokio", "server_cpu_us_per_msg")), 1.0,
               f"W5 C={conns} server CPU per message / tokio")
-        ratio(echo.get((conns, stage, "p99_us")), echo.get((conns, "tokio", "p99_us")), 1.2,
+        ratio(echo.get((conns, stage, "p99_us")), echo.get((conns, "tokio", "p99_us")), 1.0,
               f"W5 C={conns} p99 / tokio")
     per_conn = hold.get((stage, "rss_per_conn_bytes"))
     if per_conn and per_conn.median() is not None:
         b = per_conn.median()
-        rows.append(f"| W6 bytes per idle connection | ≤ 1024 B | {b:,.0f} B | {'met' if b <= 1024 else 'not met'} |")
+        rows.append(f"| W6 bytes per idle connection | ≤ 512 B | {b:,.0f} B | {'met' if b <= 512 else 'not met'} |")
     else:
-        rows.append("| W6 bytes per idle connection | ≤ 1024 B | not measured | |")
+        rows.append("| W6 bytes per idle connection | ≤ 512 B | not measured | |")
     out.append(f"### {stage} against the targets set for stage 5\n")
     if stage != "stage5":
         out.append(f"Stage 5 is not measured yet; these are the targets applied to {stage}, "

@@ -35,10 +35,10 @@
 /// the loop's iteration, `[n]`) and `--timeline` (a mark in the picture). The event is
 /// built only when one of them is on: otherwise a report costs one check.
 macro_rules! loop_event {
-    ($lp:expr, $event:expr) => {{
+    ($lp:expr, $($event:expr),+) => {{
         if ::stage1::emit::enabled() {
             let lp: &$crate::event_loop::EventLoop = $lp;
-            lp.report($event);
+            $(lp.report($event);)+
         }
     }};
 }

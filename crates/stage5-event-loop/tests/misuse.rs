@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use stage5::{Error, EventLoop, ExceptionContext, Level, VirtualClock, sleep};
+use stage5::{Error, EventLoop, ExceptionContext, Level, RealClock, VirtualClock, sleep};
 
 fn vloop() -> EventLoop {
     EventLoop::with_clock(VirtualClock::new())
@@ -69,6 +69,72 @@ fn sock_recv_on_a_reused_descriptor_number_completes() {
     panic!("never got the same descriptor number back");
 }
 // ANCHOR_END: fd_reuse
+
+/// A chain of `n` callbacks, one per iteration: a loop that never sleeps meanwhile.
+fn busy(lp: &EventLoop, n: u32) {
+    if n > 0 {
+        lp.call_soon(move |lp| busy(lp, n - 1)).unwrap();
+    }
+}
+
+/// The reused number once more, with the new socket's data there before `sock_recv` asks
+/// (so it never comes as an edge) and `run_forever` held `sleepless` by a chain of
+/// callbacks, or not: how many iterations the second `sock_recv` took, if the number came
+/// back (`None` after 20 tries where another thread took it).
+fn recv_on_a_reused_number(lp: &EventLoop, sleepless: bool) -> Option<u64> {
+    for _attempt in 0..20 {
+        let (a, a_peer) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let fd = a.as_raw_fd();
+        lp.call_later(0.01, move |_| (&a_peer).write_all_now(b"1"))
+            .unwrap();
+        let l = lp.clone();
+        let got = lp
+            .create_task(async move {
+                l.sock_recv(&a, 10).await.unwrap(); // it waits (registered); a short read
+                drop(a);
+                let (b, b_peer) = UnixStream::pair().unwrap();
+                if b.as_raw_fd() != fd {
+                    return Ok(None);
+                }
+                b.set_nonblocking(true).unwrap();
+                (&b_peer).write_all_now(b"2");
+                if sleepless {
+                    busy(&l, 1000);
+                }
+                let start = l.iteration();
+                let second = l.sock_recv(&b, 10).await.unwrap();
+                assert_eq!(second, b"2");
+                Ok(Some(l.iteration() - start))
+            })
+            .unwrap();
+        // If the second read never completes, stop at 5 s rather than hang.
+        let stop = lp.call_later(5.0, |lp| lp.stop()).unwrap();
+        match lp.run_until_complete(&got) {
+            Ok(Some(took)) => return Some(took),
+            Ok(None) => stop.cancel(),
+            Err(error) => panic!("sock_recv on the reused number never completed: {error}"),
+        }
+    }
+    None
+}
+
+/// A wait on a kept registration costs no system call, and is checked only later: while
+/// the loop never sleeps, after a few selects. Long before 1,000 iterations.
+#[test]
+fn sock_recv_on_a_reused_number_completes_while_the_loop_never_sleeps() {
+    let took = recv_on_a_reused_number(&vloop(), true).expect("the number came back");
+    assert!(took < 100, "the wait took {took} iterations");
+}
+
+/// On the real clock, with nothing else to wait for: the wait is checked before the loop
+/// sleeps, instead of sleeping until the 5 s stop.
+#[test]
+fn sock_recv_on_a_reused_number_completes_before_the_loop_sleeps() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let took = recv_on_a_reused_number(&lp, false).expect("the number came back");
+    assert!(took < 5, "the wait took {took} iterations");
+}
 
 /// Write all of `data` at once to a socket with room for it (a test helper).
 trait WriteNow {

@@ -8,9 +8,16 @@
 //!   (`TimerHandle::cancel`, counted for the heap's clean-up), the loop stopped by the
 //!   last live timer.
 //! - W4: two tasks (`create_task`) and an unbounded `Queue` (`put_nowait`, `get().await`).
+//! - W5, W6: an echo server written the plain way, as tokio's is: `start_serving`, a task
+//!   per connection awaiting `sock_recv` of up to 1 KiB and `sock_sendall`. (The stage's
+//!   own `echo_server` example is the same loop, plus what its chapter shows: a table of
+//!   connections for its graceful shutdown, and a line per closed connection.)
 
 use std::cell::Cell;
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::rc::Rc;
+use std::time::Duration;
 
 use ::stage5::{EventLoop, Queue};
 
@@ -19,7 +26,7 @@ use crate::measure::{Sample, measure};
 use crate::params::Params;
 use crate::prng;
 
-/// Stage 5's workloads (its echo server is its `echo_server` example).
+/// Stage 5's workloads and echo server.
 pub const SYSTEM: System = System {
     name: "stage5",
     workloads: &[
@@ -48,7 +55,7 @@ pub const SYSTEM: System = System {
             run: w4,
         },
     ],
-    serve: None,
+    serve: Some(serve),
 };
 
 fn bump(count: &Rc<Cell<u64>>) {
@@ -151,4 +158,45 @@ fn w4(p: &Params) -> Sample {
     });
     check("stage5 W4", sum.get(), sum_below(n));
     sample
+}
+
+/// How many connections the listening socket queues, and how many the server accepts per
+/// readiness event (tokio's and mio's listeners use 1024 too).
+const BACKLOG: usize = 1024;
+
+/// Echo one connection until the client leaves, reading at most 1 KiB at a time (tokio's
+/// echo reads into a 1 KiB buffer).
+async fn echo(lp: EventLoop, sock: TcpStream) -> Result<(), ::stage5::Error> {
+    loop {
+        match lp.sock_recv(&sock, 1024).await {
+            // The client closed its side, or reset: the connection is over.
+            Ok(data) if data.is_empty() => return Ok(()),
+            Err(_) => return Ok(()),
+            Ok(data) => {
+                if lp.sock_sendall(&sock, &data).await.is_err() {
+                    return Ok(()); // the client went away while we answered
+                }
+            }
+        }
+    }
+}
+
+fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
+    let lp = EventLoop::new();
+    let listener = TcpListener::bind(addr)?;
+    socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
+    eprintln!("listening on {}", listener.local_addr()?);
+    let server = lp
+        .start_serving(listener, BACKLOG, |lp, sock, _peer| {
+            // Refused only by a closed loop, which serves nobody any more.
+            drop(lp.create_task(echo(lp.clone(), sock)));
+        })
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    // Bounded: the server ends by itself after `max`.
+    lp.call_later(max.as_secs_f64(), EventLoop::stop)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    lp.run_forever()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    server.close(&lp);
+    Ok(())
 }

@@ -13,10 +13,23 @@
 
 use std::rc::Rc;
 
-use crate::errors::catch;
-use crate::event_loop::{EventLoop, ExceptionContext, ExceptionHandler, Level, log_to_stderr};
+use crate::errors::{Error, catch};
+use crate::event_loop::{
+    EventLoop, ExceptionContext, ExceptionHandler, Handle, Level, log_to_stderr,
+};
 
 impl EventLoop {
+    /// A callback panicked (`run_handle`): tell the exception handler.
+    #[cold] // out of the busy loop's way
+    pub(super) fn callback_failed(&self, handle: &Handle, error: Error) {
+        self.call_exception_handler(&ExceptionContext {
+            message: format!("Exception in callback {handle}"),
+            exception: Some(error),
+            handle: Some(handle.clone()),
+            task: None,
+        });
+    }
+
     // ANCHOR: exception_handler
     /// Set the exception handler (`None`: back to the default one).
     pub fn set_exception_handler(&self, handler: Option<ExceptionHandler>) {

@@ -25,9 +25,19 @@
 //! `Rc`. The header is generic over its last field, the closure's slot, and
 //! `Rc<HandleInner<Cell<Option<F>>>>` coerces to `Rc<HandleInner<dyn Slot>>`, so the queue
 //! stores one thin-header pointer per callback whatever the closure's type.
+//!
+//! And no allocation at all for what the loop schedules most: a task's next step. asyncio
+//! makes a new `Handle` for every `call_soon(self.__step)`; [`Reused`] keeps the handles
+//! of steps, and gives one whose run is over (nobody else holds it) a new number and the
+//! next task to step.
+//!
+//! The file is over 300 lines because the three kinds of handle (one-shot, repeating,
+//! reused) share one header, whose fields stay private to this file.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::fmt;
+use std::marker::PhantomData;
 use std::rc::{Rc, Weak};
 
 // ANCHOR: handle
@@ -39,7 +49,7 @@ pub struct Handle<L> {
 }
 
 struct HandleInner<S: ?Sized> {
-    id: u64,           // the number the trace shows: `c7`, `<Handle c7>`
+    id: Cell<u64>, // the number the trace shows: `c7`, `<Handle c7>` (`Reused`: renumbered)
     when: Option<f64>, // `Some` for a timer: when it is due, on the loop's clock
     cancelled: Cell<bool>,
     scheduled: Cell<bool>, // a timer still in the loop's heap (asyncio's `_scheduled`)
@@ -121,7 +131,7 @@ impl<L: 'static> Handle<L> {
     pub fn new(id: u64, when: Option<f64>, callback: impl FnOnce(&L) + 'static) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner {
-                id,
+                id: Cell::new(id),
                 when,
                 cancelled: Cell::new(false),
                 scheduled: Cell::new(false),
@@ -135,7 +145,7 @@ impl<L: 'static> Handle<L> {
     pub fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner {
-                id,
+                id: Cell::new(id),
                 when: None,
                 cancelled: Cell::new(false),
                 scheduled: Cell::new(false),
@@ -158,18 +168,19 @@ impl<L> Handle<L> {
     }
 
     /// True once `cancel` was called.
+    #[inline]
     pub fn cancelled(&self) -> bool {
         self.inner.cancelled.get()
     }
 
     /// The number the trace knows this handle by.
     pub fn id(&self) -> u64 {
-        self.inner.id
+        self.inner.id.get()
     }
 
     /// The handle in the trace's id scheme: `c7`.
     pub fn trace_id(&self) -> stage1::Id {
-        stage1::Id::Callback(self.inner.id)
+        stage1::Id::Callback(self.inner.id.get())
     }
 
     /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop
@@ -197,8 +208,8 @@ impl<L> Handle<L> {
 impl<L> fmt::Display for Handle<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.inner.when {
-            None => write!(f, "<Handle c{}", self.inner.id)?,
-            Some(when) => write!(f, "<TimerHandle c{} when={when:.3}", self.inner.id)?,
+            None => write!(f, "<Handle c{}", self.id())?,
+            Some(when) => write!(f, "<TimerHandle c{} when={when:.3}", self.id())?,
         }
         if self.cancelled() {
             f.write_str(" cancelled")?;
@@ -212,6 +223,85 @@ impl<L> fmt::Debug for Handle<L> {
         fmt::Display::fmt(self, f)
     }
 }
+
+// ANCHOR: reused
+/// What a reused handle calls (a task's step): it is handed itself, and the loop.
+pub trait Call<L> {
+    /// Run, giving up this reference.
+    fn call(self: Rc<Self>, lp: &L);
+}
+
+/// The slot of a reused handle: whom to call, until the run.
+struct CallSlot<C: ?Sized>(Cell<Option<Rc<C>>>);
+
+impl<L, C: ?Sized + Call<L>> Slot<L> for CallSlot<C> {
+    fn run(&self, lp: &L) {
+        if let Some(callee) = self.0.take() {
+            callee.call(lp);
+        }
+    }
+
+    fn clear(&self) {
+        drop(self.0.take());
+    }
+}
+
+type ReusedInner<C> = Rc<HandleInner<CallSlot<C>>>;
+
+/// The handles of one kind of call (a task's step), used again and again.
+pub struct Reused<L, C: ?Sized> {
+    spare: Vec<ReusedInner<C>>,
+    lent: VecDeque<ReusedInner<C>>, // handed out, oldest first
+    of: PhantomData<fn(&L)>,
+}
+
+impl<L, C: ?Sized> Default for Reused<L, C> {
+    fn default() -> Self {
+        Reused {
+            spare: Vec::new(),
+            lent: VecDeque::new(),
+            of: PhantomData,
+        }
+    }
+}
+
+impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
+    /// A handle numbered `id` that calls `callee`: a spare one, or a new one. Each call
+    /// looks at the oldest handle handed out: spare again if nobody holds it any more
+    /// (its run is over), else to the back of the line. So there are never many more
+    /// handles than were queued at once.
+    pub fn handle(&mut self, id: u64, callee: Rc<C>) -> Handle<L> {
+        if let Some(oldest) = self.lent.pop_front() {
+            match Rc::strong_count(&oldest) {
+                1 => self.spare.push(oldest),
+                _ => self.lent.push_back(oldest),
+            }
+        }
+        let inner = self.spare.pop().unwrap_or_else(|| {
+            Rc::new(HandleInner {
+                id: Cell::new(id),
+                when: None,
+                cancelled: Cell::new(false),
+                scheduled: Cell::new(false),
+                slot: CallSlot(Cell::new(None)),
+            })
+        });
+        inner.id.set(id);
+        inner.cancelled.set(false);
+        inner.slot.0.set(Some(callee));
+        self.lent.push_back(inner.clone());
+        Handle { inner }
+    }
+
+    /// Forget every handle, and whom the queued ones would call (the loop closes).
+    pub fn clear(&mut self) -> Vec<Rc<C>> {
+        self.spare.clear();
+        let callees = self.lent.iter().filter_map(|h| h.slot.0.take()).collect();
+        self.lent.clear();
+        callees
+    }
+}
+// ANCHOR_END: reused
 
 // ANCHOR: timer_handle
 /// A callback scheduled for a time (`call_later`, `call_at`). Ordered in the loop's heap by
@@ -335,6 +425,39 @@ mod tests {
         assert!(handle.cancelled());
         assert_eq!(Rc::strong_count(&witness), 1);
         assert_eq!(handle.to_string(), "<TimerHandle c2 when=1.500 cancelled>");
+    }
+
+    struct Counted(Cell<u32>);
+
+    impl Call<()> for Counted {
+        fn call(self: Rc<Self>, _: &()) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    #[test]
+    fn a_reused_handle_is_used_again_only_once_nobody_holds_it() {
+        let mut reused: Reused<(), Counted> = Reused::default();
+        let callee = Rc::new(Counted(Cell::new(0)));
+        let first = reused.handle(7, callee.clone());
+        assert_eq!(first.to_string(), "<Handle c7>");
+        first.run(&());
+        first.run(&());
+        assert_eq!(callee.0.get(), 1, "one run per filling");
+        let held = first.clone();
+        drop(first);
+        // The oldest is still held (an exception handler was given it): a new one.
+        let second = reused.handle(8, callee.clone());
+        assert_eq!((held.id(), second.id()), (7, 8));
+        drop((held, second));
+        let third = reused.handle(9, callee.clone());
+        assert_eq!(reused.spare.len() + reused.lent.len(), 2, "one used again");
+        third.run(&());
+        assert_eq!((third.id(), callee.0.get()), (9, 2));
+        let queued = reused.handle(10, callee.clone());
+        assert_eq!(reused.clear().len(), 1, "the queued one's callee");
+        queued.run(&());
+        assert_eq!(callee.0.get(), 2, "cleared: it calls nobody");
     }
 
     #[test]

@@ -30,13 +30,12 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Waker;
 
 use stage1::{Clock, RealClock};
 
 use crate::errors::Error;
-use crate::futures::registry::TaskRegistry;
+use crate::futures::registry::{Step, TaskRegistry};
 use crate::io::io_table::{IoTable, Ready};
 use crate::io::selector::Selector;
 use crate::io::self_pipe::{self, RemoteQueue, SelfPipe};
@@ -125,8 +124,8 @@ pub struct EventLoop {
 
 // ANCHOR: state
 struct LoopInner {
-    id: u64,
     clock: Rc<dyn Clock>,
+    virtual_clock: bool,              // `clock.is_virtual()`, asked once
     ready: RefCell<VecDeque<Handle>>, // asyncio's `_ready`
     scheduled: RefCell<timers::Scheduled<EventLoop>>, // asyncio's `_scheduled`
     next_handle_id: Cell<u64>,
@@ -139,6 +138,7 @@ struct LoopInner {
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
+    steps: RefCell<handle::Reused<EventLoop, dyn Step<EventLoop>>>, // their steps' handles
     // Chapter 7: I/O, threads, signals.
     selector: RefCell<Selector>,
     io: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
@@ -149,8 +149,6 @@ struct LoopInner {
     scratch: RefCell<Vec<u8>>,                              // `sock_recv` reads here first
 }
 // ANCHOR_END: state
-
-static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
 
 impl EventLoop {
     /// A loop on the real clock.
@@ -174,7 +172,7 @@ impl EventLoop {
         let selector = Selector::new()?;
         let (self_pipe, remote) = self_pipe::make_self_pipe()?;
         let inner = Rc::new(LoopInner {
-            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
+            virtual_clock: clock.is_virtual(),
             clock,
             ready: RefCell::new(VecDeque::new()),
             scheduled: RefCell::default(),
@@ -188,6 +186,7 @@ impl EventLoop {
             exception_handler: RefCell::new(None),
             logger: RefCell::new(Rc::new(log_to_stderr)),
             tasks: RefCell::default(),
+            steps: RefCell::default(),
             selector: RefCell::new(selector),
             io: RefCell::default(),
             self_pipe,
@@ -202,9 +201,10 @@ impl EventLoop {
         Ok(lp)
     }
 
-    /// The loop's number, unique in the process: what a waker keeps of it.
-    pub(crate) fn id(&self) -> u64 {
-        self.inner.id
+    /// The loop's id for its wakers: the address of its remote queue, which each of them
+    /// holds (an `Arc`): no other loop can have it while one lives.
+    pub(crate) fn id(&self) -> usize {
+        Arc::as_ptr(&self.inner.remote) as usize
     }
 
     /// The clock this loop runs on.
@@ -234,6 +234,7 @@ impl EventLoop {
     }
 
     /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).
+    #[inline]
     pub(crate) fn next_handle_id(&self) -> u64 {
         let id = self.inner.next_handle_id.get() + 1;
         self.inner.next_handle_id.set(id);

@@ -19,7 +19,7 @@ use stage1::Event;
 
 use crate::event_loop::lifecycle::Running;
 use crate::event_loop::scheduling::clamped;
-use crate::event_loop::{EventLoop, ExceptionContext, Handle, Level};
+use crate::event_loop::{EventLoop, Handle, Level};
 use crate::io::self_pipe::Remote;
 
 /// The longest a single `select` waits, even if the next timer is further away (CPython's
@@ -60,6 +60,9 @@ impl EventLoop {
     /// head, where they would otherwise decide the select timeout.
     fn clean_scheduled(&self) {
         let mut scheduled = self.inner.scheduled.borrow_mut();
+        if scheduled.is_empty() {
+            return; // a loop busy with callbacks only: nothing to clean
+        }
         if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
             let after = scheduled.len();
             loop_trace!(
@@ -101,18 +104,23 @@ impl EventLoop {
     /// real clock asyncio would block forever; on the virtual clock that is a hang in a
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
-        self.before_select(); // chapter 7: re-arm, release
-        let mut selector = self.inner.selector.borrow_mut();
-        if !self.inner.clock.is_virtual() {
-            loop_event!(
-                self,
-                Event::Select {
-                    timeout,
-                    virtual_next: None
-                }
-            );
-            return Ok(selector.select(timeout)?);
+        self.before_select(); // chapter 7: re-arm, release, check waits
+        if self.inner.virtual_clock {
+            return self.select_virtual(timeout);
         }
+        loop_event!(
+            self,
+            Event::Select {
+                timeout,
+                virtual_next: None
+            }
+        );
+        Ok(self.select_io(timeout)?)
+    }
+
+    /// Step 3 on the virtual clock: poll, and jump the clock if nothing came.
+    #[inline(never)] // out of the real clock's way
+    fn select_virtual(&self, timeout: Option<Duration>) -> Result<usize, Error> {
         match timeout {
             None if !self.watches_anything() => {
                 loop_trace!(
@@ -130,7 +138,7 @@ impl EventLoop {
                         virtual_next: None
                     }
                 );
-                Ok(selector.select(None)?)
+                Ok(self.select_io(None)?)
             }
             Some(timeout) => {
                 let next = self.inner.clock.now().saturating_add(timeout);
@@ -143,8 +151,14 @@ impl EventLoop {
                         virtual_next
                     }
                 );
-                let events = selector.select(Some(Duration::ZERO))?;
-                if events == 0 && timeout > Duration::ZERO {
+                let mut events = self.select_io(Some(Duration::ZERO))?;
+                let mut woke = false;
+                // The jump is this clock's sleep: first check the waits (chapter 7).
+                if events == 0 && timeout > Duration::ZERO && self.has_unchecked_waits() {
+                    woke = self.check_all_waits();
+                    events = self.select_io(Some(Duration::ZERO))?;
+                }
+                if events == 0 && timeout > Duration::ZERO && !woke {
                     self.inner.clock.sleep_until(next);
                     loop_event!(self, Event::Jump { to: next });
                 }
@@ -158,8 +172,10 @@ impl EventLoop {
     /// queue when they called), then the selector's events: readers' and writers' handles
     /// to the ready queue, waiting tasks woken (chapter 7).
     fn process_events(&self, events: usize) {
-        for item in self.inner.remote.take() {
-            self.run_remote(item);
+        if self.inner.remote.pending() {
+            for item in self.inner.remote.take() {
+                self.run_remote(item);
+            }
         }
         if events == 0 {
             return;
@@ -258,14 +274,10 @@ impl EventLoop {
     /// (asyncio's `Handle._run`).
     pub(super) fn run_handle(&self, handle: &Handle) {
         if let Err(error) = catch(|| handle.run(self)) {
-            self.call_exception_handler(&ExceptionContext {
-                message: format!("Exception in callback {handle}"),
-                exception: Some(error),
-                handle: Some(handle.clone()),
-                task: None,
-            });
+            self.callback_failed(handle, error);
         }
     }
+
     // ANCHOR_END: run_handle
 
     /// Debug mode: run one handle and report it if it took `slow_callback_duration` or

@@ -16,8 +16,11 @@ use std::time::Duration;
 
 use stage1::Event;
 
+use std::rc::Rc;
+
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle, TimerHandle};
+use crate::futures::registry::Step;
 
 impl EventLoop {
     // ANCHOR: call_soon
@@ -26,13 +29,23 @@ impl EventLoop {
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), None, callback);
-        let id = handle.trace_id();
-        loop_event!(self, Event::CallSoon { id });
         self.push_ready(handle.clone());
-        loop_event!(self, self.queues());
+        let id = handle.trace_id();
+        loop_event!(self, Event::CallSoon { id }, self.queues());
         Ok(handle)
     }
     // ANCHOR_END: call_soon
+
+    /// `call_soon` of `task`'s next step, with a handle used again (`Reused`).
+    pub(crate) fn call_soon_step(&self, task: Rc<dyn Step<EventLoop>>) -> Result<(), Error> {
+        self.check_closed()?;
+        let id = self.next_handle_id();
+        let handle = self.inner.steps.borrow_mut().handle(id, task);
+        self.push_ready(handle);
+        let id = stage1::Id::Callback(id);
+        loop_event!(self, Event::CallSoon { id }, self.queues());
+        Ok(())
+    }
 
     /// How long the ready queue and the heap are: what the timeline charts.
     pub(crate) fn queues(&self) -> Event {
@@ -42,6 +55,7 @@ impl EventLoop {
     }
 
     /// Put `handle` at the back of the ready queue (asyncio's `_add_callback`).
+    #[inline]
     pub(crate) fn push_ready(&self, handle: Handle) {
         self.inner.ready.borrow_mut().push_back(handle);
     }

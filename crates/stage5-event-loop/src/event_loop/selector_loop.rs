@@ -16,15 +16,21 @@
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
+use std::task::Waker;
+use std::time::Duration;
 
 use socket2::Socket;
 use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::io_table::Waiter;
+use crate::io::io_table::{Done, Waiter};
 use crate::io::selector::SelectorStats;
 use crate::io::self_pipe::RemoteQueue;
+
+/// How long the loop sleeps, with tasks waiting on unchecked registrations, before it checks
+/// them and sleeps on (`select_io`).
+pub const CHECK_AFTER: Duration = Duration::from_millis(1);
 
 impl EventLoop {
     // ANCHOR: watch_self_pipe
@@ -61,10 +67,73 @@ impl EventLoop {
             || self.inner.remote.has_handles()
     }
 
-    /// Before step 3's `select`: re-arm and release descriptors (`IoTable::before_select`).
+    /// Before step 3's `select`: re-arm and release descriptors (`IoTable::before_select`),
+    /// and check the registrations of the waits that have gone unchecked for long.
     pub(super) fn before_select(&self) {
+        if self.inner.io.borrow().quiet() {
+            return; // the common case of a busy loop: nothing to re-arm, release or check
+        }
         let mut selector = self.inner.selector.borrow_mut();
-        self.inner.io.borrow_mut().before_select(&mut selector);
+        let mut io = self.inner.io.borrow_mut();
+        io.before_select(&mut selector);
+        if io.has_unchecked() {
+            let mut wake = Vec::new();
+            io.check_waits(&mut selector, false, &mut wake);
+            drop((io, selector));
+            wake.into_iter().for_each(Waker::wake);
+        }
+    }
+
+    // ANCHOR: select_io
+    /// Step 3's `select` for at most `timeout`. If tasks wait on registrations not checked
+    /// yet (`IoTable::wait`), the loop must not sleep long before they are: it first sleeps
+    /// at most [`CHECK_AFTER`], in which the edges that end most waits come; only if none
+    /// came does it check them all, then sleep what is left (not at all if the check woke
+    /// a task; a descriptor the check found ready ends the sleep at once).
+    pub(super) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
+        if timeout == Some(Duration::ZERO) || !self.has_unchecked_waits() {
+            return self.inner.selector.borrow_mut().select(timeout);
+        }
+        self.nap_check_and_select(timeout)
+    }
+
+    /// `select_io` with unchecked waits and a wait that may be long.
+    #[inline(never)] // out of the busy loop's way
+    fn nap_check_and_select(&self, timeout: Option<Duration>) -> io::Result<usize> {
+        let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
+        let start = self.inner.clock.now(); // (a virtual clock only sleeps with `None`)
+        let events = self.inner.selector.borrow_mut().select(Some(nap))?;
+        if events > 0 || Some(nap) == timeout {
+            return Ok(events);
+        }
+        let left = match self.check_all_waits() {
+            true => Some(Duration::ZERO),
+            false => timeout.map(|t| t.saturating_sub(self.inner.clock.now() - start)),
+        };
+        self.inner.selector.borrow_mut().select(left)
+    }
+    // ANCHOR_END: select_io
+
+    /// True if a task waits on a registration not checked yet.
+    pub(super) fn has_unchecked_waits(&self) -> bool {
+        self.inner.io.borrow().has_unchecked()
+    }
+
+    /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
+    /// (its descriptor is not open any more): the loop has work, and must not sleep.
+    pub(super) fn check_all_waits(&self) -> bool {
+        let mut wake = Vec::new();
+        let mut selector = self.inner.selector.borrow_mut();
+        let checked = self
+            .inner
+            .io
+            .borrow_mut()
+            .check_waits(&mut selector, true, &mut wake);
+        drop(selector);
+        loop_trace!(self, "select: checked {checked} waits before sleeping");
+        let woke = !wake.is_empty();
+        wake.into_iter().for_each(Waker::wake);
+        woke
     }
 
     /// Install `waiter` on `fd` for `interest`; returns the one it replaces.
@@ -79,6 +148,42 @@ impl EventLoop {
             .io
             .borrow_mut()
             .add(&mut selector, fd, interest, waiter)
+    }
+
+    /// A task's operation found `fd` not ready for `interest`: wait with `waker`
+    /// (`IoTable::wait`: no system call when the registration is kept).
+    pub(crate) fn wait_io(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
+        let mut selector = self.inner.selector.borrow_mut();
+        let old = self
+            .inner
+            .io
+            .borrow_mut()
+            .wait(&mut selector, fd, interest, waker)?;
+        drop(selector);
+        drop(old); // outside the borrows: a waker's drop may look at the loop
+        Ok(())
+    }
+
+    /// A task's operation on `fd` ended (`IoTable::done`). Nothing to do, and no borrow,
+    /// for one that neither waited nor learned anything: a write that went through.
+    #[inline]
+    pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
+        if waited || done != Some(Done::Other) {
+            let mut selector = self.inner.selector.borrow_mut();
+            let old = self
+                .inner
+                .io
+                .borrow_mut()
+                .done(&mut selector, fd, interest, waited, done);
+            drop(selector);
+            drop(old); // outside the borrows: a waker's drop may look at the loop
+        }
+    }
+
+    /// True if a short read emptied `fd` and no edge came since: a read would block.
+    #[inline]
+    pub(crate) fn is_drained(&self, fd: RawFd) -> bool {
+        self.inner.io.borrow().is_drained(fd)
     }
 
     /// Take `fd`'s waiter for `interest` out; with `release`, keep the registration until
@@ -110,12 +215,6 @@ impl EventLoop {
         drop(stale); // outside the borrow: a waker's drop may look at the loop
     }
 
-    /// The stream on `fd` ended: deregister it now if nobody waits on it.
-    pub(crate) fn release_now(&self, fd: RawFd) {
-        let mut selector = self.inner.selector.borrow_mut();
-        self.inner.io.borrow_mut().release_now(&mut selector, fd);
-    }
-
     /// The selector's counters.
     pub(crate) fn with_selector_stats(&self) -> SelectorStats {
         self.inner.selector.borrow().stats()
@@ -128,6 +227,7 @@ impl EventLoop {
 
     /// Run `read` on the loop's scratch buffer, at least `nbytes` long and cut to exactly
     /// `nbytes`: `sock_recv` reads there, so an idle connection holds no buffer.
+    #[inline]
     pub(crate) fn with_scratch<T>(&self, nbytes: usize, read: impl FnOnce(&mut [u8]) -> T) -> T {
         let mut scratch = self.inner.scratch.borrow_mut();
         if scratch.len() < nbytes {

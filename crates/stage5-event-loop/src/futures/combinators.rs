@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
-use crate::futures::future::Future;
+use crate::futures::future::{Canceller, Future};
 
 // ANCHOR: gather
 /// A future of all the children's results, in argument order (asyncio's `gather` with
@@ -66,16 +66,13 @@ where
         });
     }
     let weak: Vec<_> = children.iter().map(Future::downgrade).collect();
-    outer.set_canceller(
-        Box::new(move || {
-            let mut cancelled = false;
-            for child in weak.iter().filter_map(|w| w.upgrade()) {
-                cancelled |= child.cancel();
-            }
-            cancelled
-        }),
-        "Future",
-    );
+    outer.set_canceller(Canceller::Call(Box::new(move || {
+        let mut cancelled = false;
+        for child in weak.iter().filter_map(|w| w.upgrade()) {
+            cancelled |= child.cancel();
+        }
+        cancelled
+    })));
     outer
 }
 // ANCHOR_END: gather

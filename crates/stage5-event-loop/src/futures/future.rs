@@ -34,6 +34,7 @@ use std::task::{Context, Poll, Waker};
 use crate::errors::Error;
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
+use crate::futures::registry::Step;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
 pub struct Future<T> {
@@ -56,8 +57,26 @@ struct State<T> {
     outcome: Outcome<T>,
     callbacks: Vec<(CallbackId, Callback<T>)>, // in the order they were added
     next_callback: u64,
-    canceller: Option<Box<dyn Fn() -> bool>>, // a task's or gather's own `cancel`
-    label: &'static str,                      // "Future", or "Task" for a task's future
+    canceller: Option<Canceller>, // a task's or gather's own `cancel`
+}
+
+/// What `cancel` asks instead of cancelling the future itself.
+pub(crate) enum Canceller {
+    /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
+    /// owns its future, not the other way round.
+    Task(Weak<dyn Step<EventLoop>>),
+    /// Anything else: `gather` cancels its children.
+    Call(Box<dyn Fn() -> bool>),
+}
+
+impl<T> State<T> {
+    /// What a repr calls it: `Task` for a task's future.
+    fn label(&self) -> &'static str {
+        match self.canceller {
+            Some(Canceller::Task(_)) => "Task",
+            _ => "Future",
+        }
+    }
 }
 
 enum Outcome<T> {
@@ -95,7 +114,6 @@ impl<T: 'static> Future<T> {
                     callbacks: Vec::new(),
                     next_callback: 0,
                     canceller: None,
-                    label: "Future",
                 }),
                 log_unretrieved: Cell::new(false),
             }),
@@ -171,13 +189,24 @@ impl<T: 'static> Future<T> {
     /// return true; if it is done, return false. The future of a task asks the task
     /// instead: the task's next step ends it as cancelled (asyncio's `Task.cancel`).
     pub fn cancel(&self) -> bool {
-        let canceller = self.inner.state.borrow_mut().canceller.take();
-        if let Some(canceller) = canceller {
-            let cancelling = canceller();
-            self.inner.state.borrow_mut().canceller = Some(canceller);
-            return cancelling;
+        // Out of the state first: the canceller may look at this future.
+        let canceller = {
+            let mut state = self.inner.state.borrow_mut();
+            match &state.canceller {
+                Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
+                Some(Canceller::Call(_)) => state.canceller.take(),
+                None => None,
+            }
+        };
+        match canceller {
+            Some(Canceller::Task(task)) => task.upgrade().is_some_and(|task| task.cancel()),
+            Some(Canceller::Call(call)) => {
+                let cancelling = call();
+                self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
+                cancelling
+            }
+            None => self.finish(Outcome::Cancelled).is_ok(),
         }
-        self.finish(Outcome::Cancelled).is_ok()
     }
 
     /// Cancel now, bypassing a task's canceller: how the task's step ends it.
@@ -185,11 +214,14 @@ impl<T: 'static> Future<T> {
         self.finish(Outcome::Cancelled).is_ok()
     }
 
-    /// Make `cancel` call `canceller` instead (a task, `gather`).
-    pub(crate) fn set_canceller(&self, canceller: Box<dyn Fn() -> bool>, label: &'static str) {
-        let mut state = self.inner.state.borrow_mut();
-        state.canceller = Some(canceller);
-        state.label = label;
+    /// Make `cancel` ask `canceller` instead (a task, `gather`).
+    pub(crate) fn set_canceller(&self, canceller: Canceller) {
+        self.inner.state.borrow_mut().canceller = Some(canceller);
+    }
+
+    /// The loop this future belongs to, if it is still alive.
+    pub(crate) fn event_loop(&self) -> Option<EventLoop> {
+        self.inner.lp.upgrade()
     }
 
     /// The exception, if the future finished with one; `None` if it has a result.
@@ -308,7 +340,7 @@ impl<T> Drop for FutureInner<T> {
         };
         if let Outcome::Finished(Err(error)) = &state.outcome {
             let context = ExceptionContext {
-                message: format!("{} exception was never retrieved", state.label),
+                message: format!("{} exception was never retrieved", state.label()),
                 exception: Some(error.clone()),
                 ..ExceptionContext::default()
             };
@@ -333,7 +365,7 @@ impl<T> Future<T> {
 
 impl<T> fmt::Display for Future<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = self.inner.state.borrow().label;
+        let label = self.inner.state.borrow().label();
         write!(f, "<{label} {}>", self.state_name())
     }
 }

@@ -20,16 +20,15 @@ use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::ops::Deref;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use stage1::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
-use crate::event_loop::weak::WeakLoop;
 use crate::futures::current::Current;
-use crate::futures::future::Future;
+use crate::futures::future::{Canceller, Future};
 use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
 
@@ -99,8 +98,7 @@ struct TaskCore<F, T> {
     cancel_requested: Cell<bool>, // `cancel()` was called: the next step ends the task
     waker: OnceCell<Waker>,
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
-    result: Future<T>,
-    lp: WeakLoop,
+    result: Future<T>,                 // knows the loop, weakly
 }
 // ANCHOR_END: core
 
@@ -126,22 +124,18 @@ impl EventLoop {
             waker: OnceCell::new(),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
-            lp: self.downgrade(),
         });
         let key = self.tasks().borrow_mut().insert(core.clone());
         core.key.set(key);
         if core.waker.set(TaskWaker::waker(self, key)).is_err() {
             unreachable!("a new task has no waker yet");
         }
-        let weak = Rc::downgrade(&core);
-        result.set_canceller(
-            Box::new(move || weak.upgrade().is_some_and(|core| core.cancel())),
-            "Task",
-        );
+        let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
+        result.set_canceller(Canceller::Task(weak));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
         loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
-        self.call_soon(move |lp| core.step(lp))?;
+        self.call_soon_step(core)?;
         Ok(Task { future: result, id })
     }
     // ANCHOR_END: create_task
@@ -279,7 +273,7 @@ where
             return false;
         }
         self.cancel_requested.set(true);
-        if let Some(lp) = self.lp.upgrade() {
+        if let Some(lp) = self.result.event_loop() {
             loop_trace!(&lp, "cancel t{}", self.id);
             schedule_step(&lp, self);
         }

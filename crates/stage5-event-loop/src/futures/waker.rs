@@ -5,7 +5,9 @@
 //! `__step` with `call_soon`. A Rust future wakes its task through the [`Waker`] it found in
 //! its `Context`, which it may clone, keep, and wake later, from anywhere: another thread
 //! included. So the waker must be `Send + Sync`, and cannot hold the loop or the task (both
-//! are `Rc`s). It holds numbers: the loop's id and the task's key in the loop's table.
+//! are `Rc`s). It holds the task's key in the loop's table, and the loop's thread-safe part,
+//! whose address is also how it finds its loop among the loops of the thread it is woken
+//! on.
 //!
 //! Woken on the loop's thread, it finds its loop (`EventLoop::on_this_thread`) and the task
 //! (the table), and schedules the task's step with `call_soon`, at once, in the right
@@ -24,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
+use crate::event_loop::handle::Call;
 use crate::futures::registry::{Step, TaskKey};
 use crate::io::self_pipe::{Remote, RemoteQueue};
 
@@ -31,17 +34,15 @@ use crate::io::self_pipe::{Remote, RemoteQueue};
 /// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe
 /// part.
 pub(crate) struct TaskWaker {
-    loop_id: u64,
     key: TaskKey,
-    remote: Arc<RemoteQueue<EventLoop>>,
-    queued: AtomicBool, // already in the loop's remote queue, not drained yet
+    remote: Arc<RemoteQueue<EventLoop>>, // its address is the loop's id
+    queued: AtomicBool,                  // already in the loop's remote queue, not drained yet
 }
 
 impl TaskWaker {
     /// The waker of the task under `key` in `lp`'s table.
     pub(crate) fn waker(lp: &EventLoop, key: TaskKey) -> Waker {
         Waker::from(Arc::new(TaskWaker {
-            loop_id: lp.id(),
             key,
             remote: lp.remote().clone(),
             queued: AtomicBool::new(false),
@@ -55,7 +56,7 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        match EventLoop::on_this_thread(self.loop_id) {
+        match EventLoop::on_this_thread(Arc::as_ptr(&self.remote) as usize) {
             // On the loop's thread: schedule the step now, like asyncio's `call_soon`.
             Some(lp) => {
                 self.queued.store(false, Ordering::Release);
@@ -98,6 +99,13 @@ pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
         }
     );
     // On a closed loop nothing runs any more; the task stays where it is.
-    let _ = lp.call_soon(move |lp| task.step(lp));
+    let _ = lp.call_soon_step(task);
 }
 // ANCHOR_END: schedule_step
+
+/// What a task's reused step handle calls: the task's step.
+impl Call<EventLoop> for dyn Step<EventLoop> {
+    fn call(self: Rc<Self>, lp: &EventLoop) {
+        self.step(lp);
+    }
+}

@@ -17,21 +17,31 @@
 //!   operation has meanwhile seen `WouldBlock`: then the next edge will come by itself.
 //!
 //! The table cannot see a descriptor being closed: the kernel drops a closed socket from
-//! epoll by itself, and a new socket may get the same number at once. So whenever a waiter
-//! joins a descriptor the table believes registered, the registration is re-armed with
-//! `EPOLL_CTL_MOD`, which fails on a number the kernel has forgotten: then it is
-//! registered afresh. One system call per wait keeps the table and the kernel in step
-//! whatever the order of close and reuse (asyncio pays two: `add_reader`, `remove_reader`).
+//! epoll by itself, and a new socket may get the same number at once. So whenever a
+//! callback joins a descriptor the table believes registered, the registration is re-armed
+//! with `EPOLL_CTL_MOD`, which fails on a number the kernel has forgotten: then it is
+//! registered afresh (asyncio pays two system calls per wait: `add_reader`,
+//! `remove_reader`).
+//!
+//! A task in a socket operation pays nothing when it starts to wait (`wait`): its operation
+//! has just seen the socket not ready, so the next edge will come by itself, *if* the
+//! registration is still the kernel's. That check is put off, because most waits end
+//! with their edge before anyone needs it: an edge proves nothing about which socket
+//! has the number, but a wait that ends needs no proof. A wait still unchecked when the
+//! loop is about to sleep, or after [`PATIENCE`] selects, is checked with one
+//! `EPOLL_CTL_MOD` (`check_waits`). The number cannot have changed hands *during* the
+//! wait: the operation borrows its socket.
 //!
 //! The file is over 300 lines because the table's invariants (the registration, the cached
-//! readiness, the re-arm and release lists) are kept by these methods together; split,
-//! each part would need the others' fields.
+//! readiness, the re-arm, release and check lists) are kept by these methods together;
+//! split, each part would need the others' fields.
 //!
 //! Generic over the loop `L` of the callbacks' handles; it knows the selector and nothing
 //! above. What changed since stage 4: stage 4 registered a socket for every wait and
 //! removed it when the wait fired (one-shot); here readers are handles called again and
 //! again, and registrations persist.
 
+use std::collections::VecDeque;
 use std::io;
 use std::os::fd::RawFd;
 use std::task::Waker;
@@ -40,6 +50,11 @@ use stage4::Interest;
 
 use crate::event_loop::handle::Handle;
 use crate::io::selector::Selector;
+
+/// How many selects a task's wait may go unchecked while the loop is busy (it is always
+/// checked before the loop sleeps): how long an operation on a socket that got a closed
+/// socket's number can wait for the check that registers it.
+pub const PATIENCE: u32 = 16;
 
 // ANCHOR: source
 /// Who waits on one direction of a descriptor: an asyncio-style callback (`add_reader`),
@@ -54,6 +69,28 @@ pub enum Waiter<L> {
 /// A reader's or writer's handle made ready by an event: its descriptor, its direction.
 pub type Ready<L> = (RawFd, Interest, Handle<L>);
 
+/// What a finished socket operation learned about its descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Done {
+    /// Nothing the table needs to know.
+    Other,
+    /// A read came back shorter than asked: the socket is empty until the next edge.
+    Drained,
+    /// A read found the end of the stream: the socket is about to be closed.
+    Ended,
+}
+
+impl Done {
+    /// What a read of `n` bytes, `asked` for, says.
+    pub fn read(n: usize, asked: usize) -> Done {
+        match n {
+            0 if asked > 0 => Done::Ended,
+            n if n < asked => Done::Drained,
+            _ => Done::Other,
+        }
+    }
+}
+
 /// What the loop knows about one file descriptor.
 struct Source<L> {
     reader: Option<Waiter<L>>,
@@ -61,6 +98,8 @@ struct Source<L> {
     registered: Option<mio::Interest>, // what the selector was told; never narrowed
     readable: bool,                    // an edge said so, and nothing has shown otherwise since
     writable: bool,
+    drained: bool, // a read came back short since the last edge: the next one would block
+    unchecked: Option<u32>, // a task waits on a registration unchecked since this select
     rearm: bool,   // in `IoTable::rearm`: look at it again before the next select
     release: bool, // in `IoTable::release`: deregister it at the next select if idle
 }
@@ -70,7 +109,8 @@ pub struct IoTable<L> {
     sources: Vec<Source<L>>,
     rearm: Vec<RawFd>,
     release: Vec<RawFd>,
-    waiters: usize, // readers + writers installed
+    unchecked: VecDeque<(RawFd, u32)>, // waits to check, oldest first
+    waiters: usize,                    // readers + writers installed
 }
 // ANCHOR_END: source
 
@@ -82,6 +122,8 @@ impl<L> Default for Source<L> {
             registered: None,
             readable: false,
             writable: false,
+            drained: false,
+            unchecked: None,
             rearm: false,
             release: false,
         }
@@ -94,6 +136,7 @@ impl<L> Default for IoTable<L> {
             sources: Vec::new(),
             rearm: Vec::new(),
             release: Vec::new(),
+            unchecked: VecDeque::new(),
             waiters: 0,
         }
     }
@@ -104,6 +147,14 @@ impl<L> Source<L> {
         match interest {
             Interest::Read => &mut self.reader,
             Interest::Write => &mut self.writer,
+        }
+    }
+
+    /// The waiter in the direction opposite to `interest`.
+    fn opposite(&self, interest: Interest) -> &Option<Waiter<L>> {
+        match interest {
+            Interest::Read => &self.writer,
+            Interest::Write => &self.reader,
         }
     }
 
@@ -151,7 +202,11 @@ impl<L> IoTable<L> {
     ) -> io::Result<Option<Waiter<L>>> {
         let wanted = mio_interest(interest);
         let mut stale = None;
-        let registered = match self.source_mut(fd).and_then(|s| s.registered) {
+        let (known, unchecked) = match self.source_mut(fd) {
+            Some(s) => (s.registered, s.unchecked.is_some()),
+            None => (None, false),
+        };
+        let registered = match known {
             None => {
                 selector.register(fd, wanted)?; // epoll reports it at once if ready
                 wanted
@@ -162,8 +217,13 @@ impl<L> IoTable<L> {
             // a new socket's now.
             Some(known) => match selector.reregister(fd, known | wanted) {
                 Ok(()) => known | wanted,
-                // Forgotten by the kernel: the record, waiters included, belonged to a
-                // closed socket. Register the file that has the number now.
+                // Forgotten by the kernel. Unchecked waiters joined while their operation
+                // borrowed the socket that has the number now: they stay. Any other record
+                // belonged to a closed socket. Register the file that has the number now.
+                Err(e) if is_gone(&e) && unchecked => {
+                    selector.register(fd, known | wanted)?;
+                    known | wanted
+                }
                 Err(e) if is_gone(&e) => {
                     selector.register(fd, wanted)?;
                     stale = self.source_mut(fd).map(std::mem::take);
@@ -185,6 +245,8 @@ impl<L> IoTable<L> {
         // descriptor again if it is still ready.
         source.readable = false;
         source.writable = false;
+        source.drained = false;
+        source.unchecked = None; // checked just now
         let old = source.slot(interest).replace(waiter);
         if old.is_none() {
             self.waiters += 1;
@@ -192,6 +254,130 @@ impl<L> IoTable<L> {
         Ok(old)
     }
     // ANCHOR_END: add
+
+    // ANCHOR: wait
+    /// A task's socket operation found `fd` not ready for `interest` (it answered
+    /// `WouldBlock`, or a short read left nothing to read): install its `waker`. If the
+    /// table believes `fd` registered for `interest`, and nobody waits in the other
+    /// direction, that costs no system call: having seen the socket not ready, the
+    /// operation can count on the next edge, provided the kernel still has the
+    /// registration, which the wait is queued to check (`check_waits`). Otherwise this is
+    /// [`IoTable::add`].
+    pub fn wait(
+        &mut self,
+        selector: &mut Selector,
+        fd: RawFd,
+        interest: Interest,
+        waker: &Waker,
+    ) -> io::Result<Option<Waiter<L>>> {
+        let wanted = mio_interest(interest);
+        let select = select_number(selector);
+        if let Some(source) = self.source_mut(fd)
+            && source
+                .registered
+                .is_some_and(|known| known | wanted == known)
+            && source.opposite(interest).is_none()
+        {
+            *source.ready(interest) = false; // seen not ready: the next edge will say
+            let slot = source.slot(interest);
+            // The same task polled again: its waker is already there.
+            if let Some(Waiter::Task(old)) = slot
+                && old.will_wake(waker)
+            {
+                return Ok(None);
+            }
+            let old = slot.replace(Waiter::Task(waker.clone()));
+            if source.unchecked.is_none() {
+                source.unchecked = Some(select);
+                self.unchecked.push_back((fd, select));
+            }
+            if old.is_none() {
+                self.waiters += 1;
+            }
+            return Ok(old);
+        }
+        self.would_block(fd, interest);
+        self.add(selector, fd, interest, Waiter::Task(waker.clone()))
+    }
+    // ANCHOR_END: wait
+
+    // ANCHOR: check_waits
+    /// Check the registrations that tasks wait on unchecked (`wait`): those that have
+    /// waited through [`PATIENCE`] selects, or every one if `all` (the loop is about to
+    /// sleep, and only an edge could wake it). `EPOLL_CTL_MOD` confirms a registration and
+    /// reports the descriptor again if it is ready; if the kernel has forgotten the number
+    /// (the socket that had it was closed), the socket that has it now, the one the task
+    /// borrows, is registered. If the number is not open at all, the waiting tasks are
+    /// woken into `wake`: their operation will meet the error. Returns how many were
+    /// checked.
+    pub fn check_waits(
+        &mut self,
+        selector: &mut Selector,
+        all: bool,
+        wake: &mut Vec<Waker>,
+    ) -> usize {
+        let now = select_number(selector);
+        let mut checked = 0;
+        while let Some(&(fd, since)) = self.unchecked.front() {
+            let source = &mut self.sources[fd as usize];
+            if source.unchecked == Some(since) {
+                if !all && now.wrapping_sub(since) < PATIENCE {
+                    break; // the rest joined later still
+                }
+                source.unchecked = None;
+                checked += 1;
+                if let Some(known) = source.registered
+                    && let Err(error) = confirm(selector, fd, known)
+                {
+                    stage1::trace!("check fd {fd}: {error}");
+                    source.registered = None;
+                    for waiter in [&source.reader, &source.writer].into_iter().flatten() {
+                        if let Waiter::Task(waker) = waiter {
+                            wake.push(waker.clone());
+                        }
+                    }
+                }
+                // Confirmed or registered afresh: epoll reports it if it is ready now.
+                source.readable = false;
+                source.writable = false;
+                source.drained = false;
+            }
+            self.unchecked.pop_front(); // checked, or stale: checked or idle since
+        }
+        checked
+    }
+    // ANCHOR_END: check_waits
+
+    /// True if there is nothing to re-arm, release or check before the next select.
+    #[inline]
+    pub fn quiet(&self) -> bool {
+        self.release.is_empty() && self.rearm.is_empty() && self.unchecked.is_empty()
+    }
+
+    /// True if some task waits on a registration not checked yet.
+    #[inline]
+    pub fn has_unchecked(&self) -> bool {
+        !self.unchecked.is_empty()
+    }
+
+    /// A read on `fd` came back shorter than asked: the socket is empty now, and an edge
+    /// will say when it is not (what tokio calls clearing the readiness). The next read
+    /// operation on `fd` waits without trying (`is_drained`).
+    pub fn read_drained(&mut self, fd: RawFd) {
+        if let Some(source) = self.source_mut(fd)
+            && source.registered.is_some()
+        {
+            source.readable = false;
+            source.drained = true;
+        }
+    }
+
+    /// True if a short read emptied `fd` and no edge has come since.
+    #[inline]
+    pub fn is_drained(&self, fd: RawFd) -> bool {
+        let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
+        source.is_some_and(|s| s.drained)
+    }
 
     /// Take `fd`'s waiter in direction `interest` out. With `release` the registration
     /// stays until the next `select` (the loop's socket operations: the same task usually
@@ -206,6 +392,9 @@ impl<L> IoTable<L> {
     ) -> Option<Waiter<L>> {
         let source = self.source_mut(fd)?;
         let old = source.slot(interest).take();
+        if source.idle() {
+            source.unchecked = None; // nobody left to wake: nothing to check
+        }
         let idle = source.registered.is_some() && source.idle();
         let queue_release = idle && release && !std::mem::replace(&mut source.release, true);
         if old.is_some() {
@@ -226,6 +415,35 @@ impl<L> IoTable<L> {
             *source.ready(interest) = false;
         }
     }
+
+    // ANCHOR: done
+    /// A task's operation on `fd` ended: with `Some(done)` what it learned, with `None` an
+    /// error. If it `waited`, its waiter goes; after a success the registration stays until
+    /// the next select (the same task usually waits on the same socket again at once),
+    /// after an error it goes now. At the end of the stream the registration goes now
+    /// (the socket is about to be closed, and a new one may get its number before the next
+    /// select); after a short read the socket is known empty (`read_drained`). Returns the
+    /// waiter taken out.
+    pub fn done(
+        &mut self,
+        selector: &mut Selector,
+        fd: RawFd,
+        interest: Interest,
+        waited: bool,
+        done: Option<Done>,
+    ) -> Option<Waiter<L>> {
+        let old = match waited {
+            true => self.remove(selector, fd, interest, done.is_some()),
+            false => None,
+        };
+        match done {
+            Some(Done::Ended) => self.release_now(selector, fd),
+            Some(Done::Drained) => self.read_drained(fd),
+            Some(Done::Other) | None => {}
+        }
+        old
+    }
+    // ANCHOR_END: done
 
     /// `fd` is a new descriptor (just accepted or connected): whatever the table remembers
     /// under its number belonged to a socket that was closed. Its waiters are dropped.
@@ -277,9 +495,6 @@ impl<L> IoTable<L> {
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
     pub fn before_select(&mut self, selector: &mut Selector) {
-        if self.release.is_empty() && self.rearm.is_empty() {
-            return; // the common case of a busy loop: nothing to re-arm or release
-        }
         for fd in std::mem::take(&mut self.release) {
             let source = &mut self.sources[fd as usize];
             source.release = false;
@@ -296,6 +511,7 @@ impl<L> IoTable<L> {
             {
                 source.readable = false;
                 source.writable = false;
+                source.drained = false;
                 // Closed under our feet: nothing will ever be reported for it again, and
                 // the next waiter's `add` registers whatever has the number then.
                 if selector.reregister(fd, known).is_err() {
@@ -334,6 +550,7 @@ impl<L> IoTable<L> {
             let writable = event.is_writable() || event.is_write_closed() || failed;
             source.readable |= readable;
             source.writable |= writable;
+            source.drained &= !readable; // something came since the short read
             let mut dispatched = false;
             for (interest, now) in [(Interest::Read, readable), (Interest::Write, writable)] {
                 let slot = source.slot(interest);
@@ -376,8 +593,24 @@ impl<L> IoTable<L> {
         }
         self.rearm.clear();
         self.release.clear();
+        self.unchecked.clear();
         self.waiters = 0;
         dropped
+    }
+}
+
+/// The selector's count of selects, as the table notes it: it wraps, and only differences
+/// of a few selects are ever compared.
+fn select_number(selector: &Selector) -> u32 {
+    selector.stats().selects as u32
+}
+
+/// Re-arm `fd`'s registration for `known`; if the kernel has forgotten the number, register
+/// the file that has it now.
+fn confirm(selector: &mut Selector, fd: RawFd, known: mio::Interest) -> io::Result<()> {
+    match selector.reregister(fd, known) {
+        Err(e) if is_gone(&e) => selector.register(fd, known),
+        result => result,
     }
 }
 
@@ -464,6 +697,160 @@ mod tests {
             return;
         }
         panic!("never got the same descriptor number back");
+    }
+
+    /// A counting waker: how often it was woken.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Count {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn counting() -> (std::sync::Arc<Count>, Waker) {
+        let count = std::sync::Arc::new(Count(0.into()));
+        (count.clone(), Waker::from(count))
+    }
+
+    /// Register `fd` for reading with a wait that ended (the registration is kept), as
+    /// after a socket operation.
+    fn kept(table: &mut IoTable<()>, selector: &mut Selector, fd: RawFd) {
+        table.add(selector, fd, Interest::Read, task()).unwrap();
+        drop(table.remove(selector, fd, Interest::Read, true));
+    }
+
+    #[test]
+    fn a_task_waits_on_a_kept_registration_without_a_system_call_until_checked() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        let (a, _peer) = pair();
+        let fd = a.as_raw_fd();
+        kept(&mut table, &mut selector, fd);
+        let before = selector.stats();
+        let (_, waker) = counting();
+        table
+            .wait(&mut selector, fd, Interest::Read, &waker)
+            .unwrap();
+        assert!(table.has(fd, Interest::Read));
+        assert_eq!(selector.stats(), before, "no system call to start waiting");
+        let mut wake = Vec::new();
+        for _ in 0..PATIENCE - 1 {
+            assert_eq!(table.check_waits(&mut selector, false, &mut wake), 0);
+            selector.select(Some(std::time::Duration::ZERO)).unwrap();
+        }
+        assert_eq!(selector.stats().reregisters, before.reregisters);
+        selector.select(Some(std::time::Duration::ZERO)).unwrap();
+        assert_eq!(table.check_waits(&mut selector, false, &mut wake), 1);
+        assert_eq!(selector.stats().reregisters, before.reregisters + 1);
+        assert!(!table.has_unchecked() && wake.is_empty());
+    }
+
+    #[test]
+    fn a_check_registers_the_socket_that_has_the_number_now_and_keeps_its_waiter() {
+        for _attempt in 0..20 {
+            let mut selector = Selector::new().unwrap();
+            let mut table: IoTable<()> = IoTable::default();
+            let (a, a_peer) = pair();
+            let fd = a.as_raw_fd();
+            kept(&mut table, &mut selector, fd);
+            drop((a, a_peer)); // the kernel forgets the registration
+            let Some((_b, mut b_peer)) = reuse(fd) else {
+                continue;
+            };
+            b_peer.write_all(b"x").unwrap(); // ready before anyone waits
+            let (count, waker) = counting();
+            table
+                .wait(&mut selector, fd, Interest::Read, &waker)
+                .unwrap();
+            let mut wake = Vec::new();
+            assert_eq!(table.check_waits(&mut selector, true, &mut wake), 1);
+            assert_eq!(selector.stats().registers, 2, "registered afresh");
+            assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+            let mut ready = Vec::new();
+            table.process_events(&selector, &mut ready, &mut wake);
+            wake.drain(..).for_each(Waker::wake);
+            assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+            return;
+        }
+        panic!("never got the same descriptor number back");
+    }
+
+    #[test]
+    fn a_callback_joining_an_unchecked_wait_on_a_reused_number_keeps_the_wait() {
+        for _attempt in 0..20 {
+            let mut selector = Selector::new().unwrap();
+            let mut table: IoTable<()> = IoTable::default();
+            let (a, a_peer) = pair();
+            let fd = a.as_raw_fd();
+            kept(&mut table, &mut selector, fd);
+            drop((a, a_peer));
+            let Some((_b, mut b_peer)) = reuse(fd) else {
+                continue;
+            };
+            let (count, waker) = counting();
+            table
+                .wait(&mut selector, fd, Interest::Read, &waker)
+                .unwrap();
+            // A writer joins: its re-arm finds the number forgotten by the kernel.
+            let writer = Handle::new_repeating(1, |_: &()| {});
+            table
+                .add(&mut selector, fd, Interest::Write, Waiter::Callback(writer))
+                .unwrap();
+            assert!(table.has(fd, Interest::Read), "the task still waits");
+            assert_eq!(table.waiters(), 2);
+            b_peer.write_all(b"x").unwrap();
+            selector.select(Some(std::time::Duration::ZERO)).unwrap();
+            let (mut ready, mut wake) = (Vec::new(), Vec::new());
+            table.process_events(&selector, &mut ready, &mut wake);
+            wake.drain(..).for_each(Waker::wake);
+            assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+            return;
+        }
+        panic!("never got the same descriptor number back");
+    }
+
+    #[test]
+    fn a_check_that_finds_the_number_closed_wakes_the_waiting_task() {
+        for _attempt in 0..20 {
+            let mut selector = Selector::new().unwrap();
+            let mut table: IoTable<()> = IoTable::default();
+            let (a, a_peer) = pair();
+            let fd = a.as_raw_fd();
+            kept(&mut table, &mut selector, fd);
+            let (count, waker) = counting();
+            table
+                .wait(&mut selector, fd, Interest::Read, &waker)
+                .unwrap();
+            drop((a, a_peer)); // closed while waited on: only unsafe code could do this
+            let mut wake = Vec::new();
+            table.check_waits(&mut selector, true, &mut wake);
+            if wake.is_empty() {
+                continue; // another test's thread took the number meanwhile
+            }
+            wake.drain(..).for_each(Waker::wake);
+            assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+            return;
+        }
+        panic!("the number was always taken again at once");
+    }
+
+    #[test]
+    fn a_short_read_drains_until_the_next_edge() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        let (a, mut peer) = pair();
+        let fd = a.as_raw_fd();
+        table.read_drained(fd);
+        assert!(!table.is_drained(fd), "not registered: nothing known");
+        kept(&mut table, &mut selector, fd);
+        table.read_drained(fd);
+        assert!(table.is_drained(fd));
+        peer.write_all(b"x").unwrap(); // the registration is kept until the next select
+        assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+        let (mut ready, mut wake) = (Vec::new(), Vec::new());
+        table.process_events(&selector, &mut ready, &mut wake);
+        assert!(!table.is_drained(fd), "an edge came since");
     }
 
     #[test]

@@ -13,6 +13,12 @@
 //! waits on it; dropping the waiting future (its task was cancelled or dropped) removes
 //! its waiter and, if nobody else waits on the descriptor, its registration.
 //!
+//! One try is skipped, as tokio skips it: a read that came back shorter than asked emptied
+//! the socket, so the next `sock_recv` on it waits at once instead of asking the kernel
+//! for the `EWOULDBLOCK` it knows it would get. An edge since then (more data, the end of
+//! the stream, an error) cancels the skip. The data asyncio's try would have found is
+//! never lost: it comes with an edge, one iteration later.
+//!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
 //! every call; here waits keep the registration (`io_table.rs`). The names are asyncio's;
 //! stage 4's `recv`/`send`/`accept` still work on this loop too (`bridge.rs`).
@@ -30,34 +36,42 @@ use stage1::Event;
 
 use crate::event_loop::EventLoop;
 use crate::futures::current::current_task;
-use crate::io::io_table::Waiter;
+pub use crate::io::io_table::Done;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
-/// again when woken. No allocation: the operation is a closure stored in place.
+/// again when woken. No allocation: the operation is a closure stored in place, given the
+/// loop when it runs. Besides its value, `op` says what it learned about the socket
+/// ([`Done`]), which the loop notes once the operation's waiter is gone.
 pub struct IoOp<'a, F> {
     lp: &'a EventLoop,
     fd: RawFd,
     interest: Interest,
-    op: F,
     waiting: bool, // our waker is installed on `fd`
+    skip: bool,    // the first try is known to block (a short read emptied the socket)
+    op: F,
 }
 
-impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F> {
+impl<T, F> std::future::Future for IoOp<'_, F>
+where
+    F: FnMut(&EventLoop) -> io::Result<(T, Done)> + Unpin,
+{
     type Output = io::Result<T>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
         loop {
-            match (this.op)() {
+            let attempt = match std::mem::take(&mut this.skip) {
+                true => Err(ErrorKind::WouldBlock.into()),
+                false => (this.op)(this.lp),
+            };
+            match attempt {
                 // A signal interrupted the system call: try again at once.
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    this.lp.would_block(this.fd, this.interest);
-                    let waiter = Waiter::Task(cx.waker().clone());
-                    if let Err(error) = this.lp.add_waiter(this.fd, this.interest, waiter) {
+                    if let Err(error) = this.lp.wait_io(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     if let Some(id) = current_task() {
@@ -67,19 +81,19 @@ impl<T, F: FnMut() -> io::Result<T> + Unpin> std::future::Future for IoOp<'_, F>
                     this.waiting = true;
                     return Poll::Pending;
                 }
-                // Done, with a result or with an error: either ends the operation.
-                result => {
-                    if this.waiting {
-                        this.waiting = false;
-                        // The same task usually waits on the same socket again at once:
-                        // keep the registration until the next select. After an error the
-                        // socket is about to be closed: let it go now.
-                        drop(
-                            this.lp
-                                .remove_waiter(this.fd, this.interest, result.is_ok()),
-                        );
-                    }
-                    return Poll::Ready(result);
+                // Done, with a result or with an error: either ends the operation. The
+                // same task usually waits on the same socket again at once: a waiter's
+                // registration stays until the next select. After an error the socket is
+                // about to be closed: it goes now.
+                Ok((value, done)) => {
+                    let waited = std::mem::take(&mut this.waiting);
+                    this.lp.io_done(this.fd, this.interest, waited, Some(done));
+                    return Poll::Ready(Ok(value));
+                }
+                Err(error) => {
+                    let waited = std::mem::take(&mut this.waiting);
+                    this.lp.io_done(this.fd, this.interest, waited, None);
+                    return Poll::Ready(Err(error));
                 }
             }
         }
@@ -97,18 +111,18 @@ impl<F> Drop for IoOp<'_, F> {
 // ANCHOR_END: io_op
 
 impl EventLoop {
-    fn io_op<T, F: FnMut() -> io::Result<T> + Unpin>(
-        &self,
-        fd: RawFd,
-        interest: Interest,
-        op: F,
-    ) -> IoOp<'_, F> {
+    fn io_op<T, F>(&self, fd: RawFd, interest: Interest, op: F) -> IoOp<'_, F>
+    where
+        F: FnMut(&EventLoop) -> io::Result<(T, Done)> + Unpin,
+    {
         IoOp {
             lp: self,
             fd,
             interest,
-            op,
             waiting: false,
+            // A read waits at once if a short read emptied `fd` (and no edge came since).
+            skip: interest == Interest::Read && self.is_drained(fd),
+            op,
         }
     }
 
@@ -116,66 +130,63 @@ impl EventLoop {
     /// Receive up to `nbytes` from `sock` (asyncio's `sock_recv`): an empty vector at the
     /// end of the stream. While it waits it holds no buffer: the bytes are read into the
     /// loop's scratch buffer and copied out, so an idle connection costs no buffer.
-    pub async fn sock_recv<S>(&self, sock: &S, nbytes: usize) -> io::Result<Vec<u8>>
+    pub fn sock_recv<'a, S>(
+        &'a self,
+        sock: &'a S,
+        nbytes: usize,
+    ) -> impl std::future::Future<Output = io::Result<Vec<u8>>> + 'a
     where
         S: AsRawFd,
         for<'s> &'s S: Read,
     {
-        let data = self
-            .io_op(sock.as_raw_fd(), Interest::Read, || {
-                self.with_scratch(nbytes, |scratch| {
-                    let n = (&*sock).read(scratch)?;
-                    Ok(scratch[..n].to_vec())
-                })
+        self.io_op(sock.as_raw_fd(), Interest::Read, move |lp| {
+            lp.with_scratch(nbytes, |scratch| {
+                let n = (&*sock).read(scratch)?;
+                Ok((scratch[..n].to_vec(), Done::read(n, nbytes)))
             })
-            .await?;
-        if data.is_empty() {
-            self.end_of_stream(sock.as_raw_fd());
-        }
-        Ok(data)
+        })
     }
 
     /// Receive into `buf` (asyncio's `sock_recv_into`): how many bytes, 0 at the end.
-    pub async fn sock_recv_into<S>(&self, sock: &S, buf: &mut [u8]) -> io::Result<usize>
+    pub fn sock_recv_into<'a, S>(
+        &'a self,
+        sock: &'a S,
+        buf: &'a mut [u8],
+    ) -> impl std::future::Future<Output = io::Result<usize>> + 'a
     where
         S: AsRawFd,
         for<'s> &'s S: Read,
     {
-        let n = self
-            .io_op(sock.as_raw_fd(), Interest::Read, || (&*sock).read(buf))
-            .await?;
-        if n == 0 && !buf.is_empty() {
-            self.end_of_stream(sock.as_raw_fd());
-        }
-        Ok(n)
+        self.io_op(sock.as_raw_fd(), Interest::Read, move |_| {
+            let n = (&*sock).read(buf)?;
+            Ok((n, Done::read(n, buf.len())))
+        })
     }
     // ANCHOR_END: sock_recv
-
-    /// The peer closed its side: the socket is about to be closed, so its registration
-    /// goes now rather than at the next select (a new socket may get its number first).
-    fn end_of_stream(&self, fd: RawFd) {
-        self.release_now(fd);
-    }
 
     // ANCHOR: sock_sendall
     /// Send all of `data` (asyncio's `sock_sendall`): tries at once, and waits for room in
     /// the socket's buffer only when it is full. While it waits, its task reads nothing:
     /// a peer that does not read stops the echo, and the server's memory stays bounded.
-    pub async fn sock_sendall<S>(&self, sock: &S, mut data: &[u8]) -> io::Result<()>
+    /// One operation for all of it: what is left to send is the closure's own state.
+    pub fn sock_sendall<'a, S>(
+        &'a self,
+        sock: &'a S,
+        mut data: &'a [u8],
+    ) -> impl std::future::Future<Output = io::Result<()>> + 'a
     where
         S: AsRawFd,
         for<'s> &'s S: Write,
     {
-        while !data.is_empty() {
-            let n = self
-                .io_op(sock.as_raw_fd(), Interest::Write, || (&*sock).write(data))
-                .await?;
-            if n == 0 {
-                return Err(ErrorKind::WriteZero.into());
+        self.io_op(sock.as_raw_fd(), Interest::Write, move |_| {
+            while !data.is_empty() {
+                match (&*sock).write(data)? {
+                    0 => return Err(ErrorKind::WriteZero.into()),
+                    n => data = &data[n..],
+                }
             }
-            data = &data[n..];
-        }
-        Ok(())
+            Ok(((), Done::Other))
+        })
     }
     // ANCHOR_END: sock_sendall
 
@@ -183,7 +194,9 @@ impl EventLoop {
     /// Accept a connection (asyncio's `sock_accept`); the new socket is non-blocking.
     pub async fn sock_accept(&self, listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
         let (stream, peer) = self
-            .io_op(listener.as_raw_fd(), Interest::Read, || listener.accept())
+            .io_op(listener.as_raw_fd(), Interest::Read, |_| {
+                Ok((listener.accept()?, Done::Other))
+            })
             .await?;
         self.new_socket(&stream)?;
         Ok((stream, peer))
@@ -206,7 +219,7 @@ impl EventLoop {
             Err(e) => return Err(e),
         }
         let mut started = false;
-        self.io_op(sock.as_raw_fd(), Interest::Write, || {
+        self.io_op(sock.as_raw_fd(), Interest::Write, |_| {
             if !started {
                 started = true;
                 return Err(ErrorKind::WouldBlock.into()); // wait for the first edge
@@ -216,7 +229,7 @@ impl EventLoop {
                 Some(error) => Err(error),
                 None => match sock.peer_addr() {
                     // It has a peer: connected.
-                    Ok(_) => Ok(()),
+                    Ok(_) => Ok(((), Done::Other)),
                     // Writable but not connected yet (a spurious wake-up): wait again.
                     Err(e) if e.kind() == ErrorKind::NotConnected => {
                         Err(ErrorKind::WouldBlock.into())
