@@ -59,8 +59,10 @@ impl EchoArgs {
 
 /// `--with-producer N`, for the servers that run the seed's producer and consumer beside
 /// themselves (stage 4 onwards).
-pub const PRODUCER_USAGE: &str =
-    "      --with-producer N  also run producer(q, N) and a consumer, as the seed does";
+pub const PRODUCER_USAGE: &str = concat!(
+    "      --with-producer N\n",
+    "                       also run producer(q, N) and a consumer, as the seed does",
+);
 
 /// Everything an echo server's `main` needs before it can serve: parsed flags, the
 /// installed console, and a listening socket.
