@@ -668,35 +668,37 @@ mod tests {
         (b.as_raw_fd() == fd).then_some((b, peer))
     }
 
-    #[test]
-    fn a_number_reused_by_a_new_socket_is_registered_again() {
+    /// The scene of the reuse tests: a socket waited on once (its registration kept, as
+    /// after a socket operation), then closed, so the kernel forgets it, and a new socket
+    /// with its number. Returns the selector, the table, the number, and the new socket
+    /// and its peer.
+    fn a_reused_number() -> (Selector, IoTable<()>, RawFd, UnixStream, UnixStream) {
         for _attempt in 0..20 {
             let mut selector = Selector::new().unwrap();
             let mut table: IoTable<()> = IoTable::default();
             let (a, a_peer) = pair();
             let fd = a.as_raw_fd();
-            table
-                .add(&mut selector, fd, Interest::Read, task())
-                .unwrap();
-            // The wait ends; the registration is kept for the next wait; then `a` is
-            // closed, and the kernel forgets it.
-            drop(table.remove(&mut selector, fd, Interest::Read, true));
+            kept(&mut table, &mut selector, fd);
             drop((a, a_peer));
-            let Some((_b, mut b_peer)) = reuse(fd) else {
-                continue;
-            };
-            table
-                .add(&mut selector, fd, Interest::Read, task())
-                .unwrap();
-            b_peer.write_all(b"x").unwrap();
-            assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
-            let (mut ready, mut wake) = (Vec::new(), Vec::new());
-            table.process_events(&selector, &mut ready, &mut wake);
-            assert_eq!(wake.len(), 1, "the new socket's reader is woken");
-            assert_eq!(selector.stats().registers, 2, "registered afresh");
-            return;
+            if let Some((b, b_peer)) = reuse(fd) {
+                return (selector, table, fd, b, b_peer);
+            }
         }
         panic!("never got the same descriptor number back");
+    }
+
+    #[test]
+    fn a_number_reused_by_a_new_socket_is_registered_again() {
+        let (mut selector, mut table, fd, _b, mut b_peer) = a_reused_number();
+        table
+            .add(&mut selector, fd, Interest::Read, task())
+            .unwrap();
+        b_peer.write_all(b"x").unwrap();
+        assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+        let (mut ready, mut wake) = (Vec::new(), Vec::new());
+        table.process_events(&selector, &mut ready, &mut wake);
+        assert_eq!(wake.len(), 1, "the new socket's reader is woken");
+        assert_eq!(selector.stats().registers, 2, "registered afresh");
     }
 
     /// A counting waker: how often it was woken.
@@ -748,66 +750,42 @@ mod tests {
 
     #[test]
     fn a_check_registers_the_socket_that_has_the_number_now_and_keeps_its_waiter() {
-        for _attempt in 0..20 {
-            let mut selector = Selector::new().unwrap();
-            let mut table: IoTable<()> = IoTable::default();
-            let (a, a_peer) = pair();
-            let fd = a.as_raw_fd();
-            kept(&mut table, &mut selector, fd);
-            drop((a, a_peer)); // the kernel forgets the registration
-            let Some((_b, mut b_peer)) = reuse(fd) else {
-                continue;
-            };
-            b_peer.write_all(b"x").unwrap(); // ready before anyone waits
-            let (count, waker) = counting();
-            table
-                .wait(&mut selector, fd, Interest::Read, &waker)
-                .unwrap();
-            let mut wake = Vec::new();
-            assert_eq!(table.check_waits(&mut selector, true, &mut wake), 1);
-            assert_eq!(selector.stats().registers, 2, "registered afresh");
-            assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
-            let mut ready = Vec::new();
-            table.process_events(&selector, &mut ready, &mut wake);
-            wake.drain(..).for_each(Waker::wake);
-            assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
-            return;
-        }
-        panic!("never got the same descriptor number back");
+        let (mut selector, mut table, fd, _b, mut b_peer) = a_reused_number();
+        b_peer.write_all(b"x").unwrap(); // ready before anyone waits
+        let (count, waker) = counting();
+        table
+            .wait(&mut selector, fd, Interest::Read, &waker)
+            .unwrap();
+        let mut wake = Vec::new();
+        assert_eq!(table.check_waits(&mut selector, true, &mut wake), 1);
+        assert_eq!(selector.stats().registers, 2, "registered afresh");
+        assert_eq!(selector.select(Some(std::time::Duration::ZERO)).unwrap(), 1);
+        let mut ready = Vec::new();
+        table.process_events(&selector, &mut ready, &mut wake);
+        wake.drain(..).for_each(Waker::wake);
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 
     #[test]
     fn a_callback_joining_an_unchecked_wait_on_a_reused_number_keeps_the_wait() {
-        for _attempt in 0..20 {
-            let mut selector = Selector::new().unwrap();
-            let mut table: IoTable<()> = IoTable::default();
-            let (a, a_peer) = pair();
-            let fd = a.as_raw_fd();
-            kept(&mut table, &mut selector, fd);
-            drop((a, a_peer));
-            let Some((_b, mut b_peer)) = reuse(fd) else {
-                continue;
-            };
-            let (count, waker) = counting();
-            table
-                .wait(&mut selector, fd, Interest::Read, &waker)
-                .unwrap();
-            // A writer joins: its re-arm finds the number forgotten by the kernel.
-            let writer = Handle::new_repeating(1, |_: &()| {});
-            table
-                .add(&mut selector, fd, Interest::Write, Waiter::Callback(writer))
-                .unwrap();
-            assert!(table.has(fd, Interest::Read), "the task still waits");
-            assert_eq!(table.waiters(), 2);
-            b_peer.write_all(b"x").unwrap();
-            selector.select(Some(std::time::Duration::ZERO)).unwrap();
-            let (mut ready, mut wake) = (Vec::new(), Vec::new());
-            table.process_events(&selector, &mut ready, &mut wake);
-            wake.drain(..).for_each(Waker::wake);
-            assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
-            return;
-        }
-        panic!("never got the same descriptor number back");
+        let (mut selector, mut table, fd, _b, mut b_peer) = a_reused_number();
+        let (count, waker) = counting();
+        table
+            .wait(&mut selector, fd, Interest::Read, &waker)
+            .unwrap();
+        // A writer joins: its re-arm finds the number forgotten by the kernel.
+        let writer = Handle::new_repeating(1, |_: &()| {});
+        table
+            .add(&mut selector, fd, Interest::Write, Waiter::Callback(writer))
+            .unwrap();
+        assert!(table.has(fd, Interest::Read), "the task still waits");
+        assert_eq!(table.waiters(), 2);
+        b_peer.write_all(b"x").unwrap();
+        selector.select(Some(std::time::Duration::ZERO)).unwrap();
+        let (mut ready, mut wake) = (Vec::new(), Vec::new());
+        table.process_events(&selector, &mut ready, &mut wake);
+        wake.drain(..).for_each(Waker::wake);
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 
     #[test]
