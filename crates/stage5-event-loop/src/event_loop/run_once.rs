@@ -1,6 +1,6 @@
-//! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "run_once, step by
-//! step"; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed 002, "每次
-//! `_run_once` 做的四件事").
+//! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "One iteration:
+//! `run_once`" and its steps; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed
+//! 002, "每次 `_run_once` 做的四件事").
 //!
 //! CPython's docstring speaks of the iteration as a whole; the seeds divide it into three
 //! or four phases. The book numbers it in five steps, one function each: (1) clean
