@@ -201,12 +201,6 @@ impl EventLoop {
         Ok(lp)
     }
 
-    /// The loop's id for its wakers: the address of its remote queue, which each of them
-    /// holds (an `Arc`): no other loop can have it while one lives.
-    pub(crate) fn id(&self) -> usize {
-        Arc::as_ptr(&self.inner.remote) as usize
-    }
-
     /// The clock this loop runs on.
     pub fn clock(&self) -> &Rc<dyn Clock> {
         &self.inner.clock

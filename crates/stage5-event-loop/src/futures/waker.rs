@@ -56,7 +56,7 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        match EventLoop::on_this_thread(Arc::as_ptr(&self.remote) as usize) {
+        match EventLoop::on_this_thread(&self.remote) {
             // On the loop's thread: schedule the step now, like asyncio's `call_soon`.
             Some(lp) => {
                 self.queued.store(false, Ordering::Release);
