@@ -135,8 +135,9 @@ impl<T: 'static> Queue<T> {
     /// Take an item, waiting while the queue is empty.
     pub async fn get(&self) -> T {
         loop {
-            if !self.empty() {
-                return self.get_nowait().expect("not empty");
+            // An empty queue's `get_nowait` returns before it looks at the putters.
+            if let Ok(item) = self.get_nowait() {
+                return item;
             }
             self.wait(Side::Getters).await;
         }
