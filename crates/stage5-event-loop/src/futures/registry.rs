@@ -45,8 +45,7 @@ pub struct TaskKey {
 /// The live tasks of one loop, by key.
 pub struct TaskRegistry<L> {
     slots: Vec<Slot<L>>,
-    free: Vec<u32>,
-    live: usize,
+    free: Vec<u32>, // the empty slots: every slot is either here or holds a task
     last_id: u64,
 }
 
@@ -55,7 +54,6 @@ impl<L> Default for TaskRegistry<L> {
         TaskRegistry {
             slots: Vec::new(),
             free: Vec::new(),
-            live: 0,
             last_id: 0,
         }
     }
@@ -70,7 +68,6 @@ impl<L> TaskRegistry<L> {
 
     /// Keep `task`; returns its key.
     pub fn insert(&mut self, task: Rc<dyn Step<L>>) -> TaskKey {
-        self.live += 1;
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             slot.1 = Some(task);
@@ -104,7 +101,6 @@ impl<L> TaskRegistry<L> {
         }
         slot.0 = slot.0.wrapping_add(1);
         self.free.push(key.index);
-        self.live -= 1;
         slot.1.take()
     }
 
@@ -121,13 +117,12 @@ impl<L> TaskRegistry<L> {
         });
         let tasks: Vec<_> = tasks.collect();
         self.free = (0..self.slots.len() as u32).rev().collect();
-        self.live = 0;
         tasks
     }
 
     /// How many tasks are alive.
     pub fn len(&self) -> usize {
-        self.live
+        self.slots.len() - self.free.len()
     }
 }
 
