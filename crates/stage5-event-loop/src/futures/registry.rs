@@ -36,7 +36,7 @@ pub trait Step<L> {
 type Slot<L> = (u32, Option<Rc<dyn Step<L>>>);
 
 /// Where a task sits in its loop's table: a slot, and the slot's generation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskKey {
     index: u32,
     generation: u32,
@@ -64,6 +64,21 @@ impl<L> TaskRegistry<L> {
     pub fn next_id(&mut self) -> u64 {
         self.last_id += 1;
         self.last_id
+    }
+
+    /// The key the next `insert` will return: a task can be made with its key (its waker
+    /// needs it) before it is inserted.
+    pub fn vacant_key(&self) -> TaskKey {
+        match self.free.last() {
+            Some(&index) => TaskKey {
+                index,
+                generation: self.slots[index as usize].0,
+            },
+            None => TaskKey {
+                index: u32::try_from(self.slots.len()).expect("fewer than 2^32 live tasks"),
+                generation: 0,
+            },
+        }
     }
 
     /// Keep `task`; returns its key.
@@ -164,6 +179,19 @@ mod tests {
         assert!(registry.get(b).is_some());
         assert!(registry.remove(a).is_none());
         assert_eq!(registry.len(), 1);
+    }
+
+    #[test]
+    fn vacant_key_is_the_key_insert_gives() {
+        let mut registry = TaskRegistry::default();
+        let fresh = registry.vacant_key();
+        assert_eq!(registry.insert(nothing()), fresh, "a new slot");
+        let second = registry.insert(nothing());
+        assert!(registry.remove(fresh).is_some());
+        let reused = registry.vacant_key();
+        assert_ne!(reused, fresh, "the freed slot's next generation");
+        assert_eq!(registry.insert(nothing()), reused, "the freed slot");
+        assert_eq!(registry.vacant_key().index, second.index + 1);
     }
 
     #[test]
