@@ -75,6 +75,20 @@ impl<L, F: FnOnce(&L)> Slot<L> for Cell<Option<F>> {
 }
 // ANCHOR_END: handle
 
+impl<S> HandleInner<S> {
+    /// A header numbered `id`, due at `when` if it is a timer, around `slot`: not
+    /// cancelled, not in the heap.
+    fn new(id: u64, when: Option<f64>, slot: S) -> HandleInner<S> {
+        HandleInner {
+            id: Cell::new(id),
+            when,
+            cancelled: Cell::new(false),
+            scheduled: Cell::new(false),
+            slot,
+        }
+    }
+}
+
 /// The slot of a reader's or writer's handle: the callback runs every time, and goes back
 /// into the slot after each run, even one that panicked (asyncio keeps a reader whose
 /// callback raised), unless the handle was cancelled meanwhile (a reader that removes
@@ -130,30 +144,19 @@ impl<L: 'static> Handle<L> {
     /// A handle for `callback`, numbered `id`; `when` is a timer's due time.
     pub fn new(id: u64, when: Option<f64>, callback: impl FnOnce(&L) + 'static) -> Handle<L> {
         Handle {
-            inner: Rc::new(HandleInner {
-                id: Cell::new(id),
-                when,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: Cell::new(Some(callback)),
-            }),
+            inner: Rc::new(HandleInner::new(id, when, Cell::new(Some(callback)))),
         }
     }
 
     /// A handle whose callback runs each time the loop runs the handle, until it is
     /// cancelled: a reader's, a writer's or a signal handler's.
     pub fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
+        let slot = Repeating {
+            callback: Cell::new(Some(callback)),
+            cleared: Cell::new(false),
+        };
         Handle {
-            inner: Rc::new(HandleInner {
-                id: Cell::new(id),
-                when: None,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: Repeating {
-                    callback: Cell::new(Some(callback)),
-                    cleared: Cell::new(false),
-                },
-            }),
+            inner: Rc::new(HandleInner::new(id, None, slot)),
         }
     }
 }
@@ -277,18 +280,19 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
                 _ => self.lent.push_back(oldest),
             }
         }
-        let inner = self.spare.pop().unwrap_or_else(|| {
-            Rc::new(HandleInner {
-                id: Cell::new(id),
-                when: None,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: CallSlot(Cell::new(None)),
-            })
-        });
-        inner.id.set(id);
-        inner.cancelled.set(false);
-        inner.slot.0.set(Some(callee));
+        let inner = match self.spare.pop() {
+            Some(inner) => {
+                inner.id.set(id);
+                inner.cancelled.set(false);
+                inner.slot.0.set(Some(callee));
+                inner
+            }
+            None => Rc::new(HandleInner::new(
+                id,
+                None,
+                CallSlot(Cell::new(Some(callee))),
+            )),
+        };
         self.lent.push_back(inner.clone());
         Handle { inner }
     }
