@@ -73,14 +73,15 @@ impl EventLoop {
         if self.inner.io.borrow().quiet() {
             return; // the common case of a busy loop: nothing to re-arm, release or check
         }
-        let mut selector = self.inner.selector.borrow_mut();
-        let mut io = self.inner.io.borrow_mut();
-        io.before_select(&mut selector);
-        if io.has_unchecked() {
-            let mut wake = Vec::new();
-            io.check_waits(&mut selector, false, &mut wake);
-            drop((io, selector));
-            wake.into_iter().for_each(Waker::wake);
+        let unchecked = {
+            let mut selector = self.inner.selector.borrow_mut();
+            let mut io = self.inner.io.borrow_mut();
+            io.before_select(&mut selector);
+            io.has_unchecked()
+        };
+        if unchecked {
+            // Whether a task was woken does not matter here: its step is queued either way.
+            self.check_waits(false);
         }
     }
 
@@ -122,15 +123,24 @@ impl EventLoop {
     /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
     /// (its descriptor is not open any more): the loop has work, and must not sleep.
     pub(super) fn check_all_waits(&self) -> bool {
+        self.check_waits(true)
+    }
+
+    /// `IoTable::check_waits`: every unchecked wait if `all` (the loop is about to sleep),
+    /// else those unchecked for long. Then the tasks it found are woken, once no borrow is
+    /// held. True if one was.
+    fn check_waits(&self, all: bool) -> bool {
         let mut wake = Vec::new();
         let mut selector = self.inner.selector.borrow_mut();
         let checked = self
             .inner
             .io
             .borrow_mut()
-            .check_waits(&mut selector, true, &mut wake);
+            .check_waits(&mut selector, all, &mut wake);
         drop(selector);
-        loop_trace!(self, "select: checked {checked} waits before sleeping");
+        if all {
+            loop_trace!(self, "select: checked {checked} waits before sleeping");
+        }
         let woke = !wake.is_empty();
         wake.into_iter().for_each(Waker::wake);
         woke
