@@ -175,10 +175,11 @@ impl EventLoop {
     }
 
     /// A task's operation on `fd` ended (`IoTable::done`). Nothing to do, and no borrow,
-    /// for one that neither waited nor learned anything: a write that went through.
+    /// for one that neither waited nor learned anything about `fd`: a write that went
+    /// through, or an error at the first try.
     #[inline]
     pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
-        if waited || done != Some(Done::Other) {
+        if waited || matches!(done, Some(Done::Drained | Done::Ended)) {
             let mut selector = self.inner.selector.borrow_mut();
             let old = self
                 .inner
