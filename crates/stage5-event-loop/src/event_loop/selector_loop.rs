@@ -1,13 +1,19 @@
 //! The selector half of the loop: what chapter 7's readers, sockets, threads and signals go
-//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
-//! asyncio's `BaseSelectorEventLoop`: `_add_reader`, `_remove_reader`, `_make_self_pipe`,
-//! `_read_from_self`).
+//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe"; seed
+//! 000, "网络IO的回调注册" and "信号处理"; asyncio's `BaseSelectorEventLoop`:
+//! `_add_reader`, `_remove_reader`, `_make_self_pipe`, `_read_from_self`).
 //!
 //! asyncio's selector loop is a subclass of the base loop that owns the selector, the
 //! readers and writers and the self-pipe. Ours is one `EventLoop` whose state is private to
 //! this folder: chapter 7's faces (`add_reader`, `sock_recv`, `call_soon_threadsafe`,
 //! `add_signal_handler`) reach the I/O table, the remote queue and the signal table only
 //! through the few methods below, each a short sentence of what it does.
+//!
+//! Two of them are there for speed, not for asyncio (book, "Going further", "Making the
+//! loop fast"): a task's wait on a kept registration is not re-armed with a system call but
+//! checked later, after 16 selects or before the loop sleeps (`check_waits`), and step 3's
+//! `select_io` first naps at most [`CHECK_AFTER`], in which the edges that end most of
+//! those waits come, before it checks the rest and sleeps on.
 //!
 //! What changed since stage 4: stage 4's scheduler kept one callback per descriptor and
 //! direction in a map, and a one-shot selector; the table, the self-pipe and the signals
