@@ -24,7 +24,8 @@
 //! One allocation per handle: the header (id, flags, `when`) and the closure live in one
 //! `Rc`. The header is generic over its last field, the closure's slot, and
 //! `Rc<HandleInner<Cell<Option<F>>>>` coerces to `Rc<HandleInner<dyn Slot>>`, so the queue
-//! stores one thin-header pointer per callback whatever the closure's type.
+//! stores one pointer per callback whatever the closure's type (a fat one: the address and
+//! the slot's vtable, two words).
 //!
 //! And no allocation at all for what the loop schedules most: a task's next step. asyncio
 //! makes a new `Handle` for every `call_soon(self.__step)`; [`Reused`] keeps the handles
@@ -309,8 +310,9 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
 // ANCHOR_END: reused
 
 // ANCHOR: timer_handle
-/// A callback scheduled for a time (`call_later`, `call_at`). Ordered in the loop's heap by
-/// `(when, sequence)`.
+/// A callback scheduled for a time (`call_later`, `call_at`), as its caller holds it. The
+/// loop's heap holds the [`Handle`] inside, ordered by `(when, sequence)`; this adds the
+/// heap's count of cancelled timers, which `cancel` must update.
 pub struct TimerHandle<L> {
     handle: Handle<L>,
     // The heap's count of cancelled timers. Weak: a callback may capture its own timer
