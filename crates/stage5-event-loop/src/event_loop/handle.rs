@@ -28,7 +28,7 @@
 //! the slot's vtable, two words).
 //!
 //! And no allocation at all for what the loop schedules most: a task's next step. asyncio
-//! makes a new `Handle` for every `call_soon(self.__step)`; [`Reused`] keeps the handles
+//! makes a new `Handle` for every `call_soon(self.__step)`; `Reused` keeps the handles
 //! of steps, and gives one whose run is over (nobody else holds it) a new number and the
 //! next task to step. That is for speed, not for asyncio: the trace is unchanged, and the
 //! book tells why in "Going further", "Making the loop fast".
@@ -144,7 +144,11 @@ impl<L> Clone for Handle<L> {
 
 impl<L: 'static> Handle<L> {
     /// A handle for `callback`, numbered `id`; `when` is a timer's due time.
-    pub fn new(id: u64, when: Option<f64>, callback: impl FnOnce(&L) + 'static) -> Handle<L> {
+    pub(crate) fn new(
+        id: u64,
+        when: Option<f64>,
+        callback: impl FnOnce(&L) + 'static,
+    ) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner::new(id, when, Cell::new(Some(callback)))),
         }
@@ -152,7 +156,7 @@ impl<L: 'static> Handle<L> {
 
     /// A handle whose callback runs each time the loop runs the handle, until it is
     /// cancelled: a reader's, a writer's or a signal handler's.
-    pub fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
+    pub(crate) fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
         let slot = Repeating {
             callback: Cell::new(Some(callback)),
             cleared: Cell::new(false),
@@ -190,7 +194,7 @@ impl<L> Handle<L> {
 
     /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop
     /// wraps this in its panic catcher.
-    pub fn run(&self, lp: &L) {
+    pub(crate) fn run(&self, lp: &L) {
         self.inner.slot.run(lp);
     }
 
@@ -200,12 +204,12 @@ impl<L> Handle<L> {
     }
 
     /// Mark the timer as in the loop's heap (true) or out of it (false).
-    pub fn set_scheduled(&self, scheduled: bool) {
+    pub(crate) fn set_scheduled(&self, scheduled: bool) {
         self.inner.scheduled.set(scheduled);
     }
 
     /// True while the timer is in the loop's heap.
-    pub fn is_scheduled(&self) -> bool {
+    pub(crate) fn is_scheduled(&self) -> bool {
         self.inner.scheduled.get()
     }
 }
@@ -231,7 +235,7 @@ impl<L> fmt::Debug for Handle<L> {
 
 // ANCHOR: reused
 /// What a reused handle calls (a task's step): it is handed itself, and the loop.
-pub trait Call<L> {
+pub(crate) trait Call<L> {
     /// Run, giving up this reference.
     fn call(self: Rc<Self>, lp: &L);
 }
@@ -254,7 +258,7 @@ impl<L, C: ?Sized + Call<L>> Slot<L> for CallSlot<C> {
 type ReusedInner<C> = Rc<HandleInner<CallSlot<C>>>;
 
 /// The handles of one kind of call (a task's step), used again and again.
-pub struct Reused<L, C: ?Sized> {
+pub(crate) struct Reused<L, C: ?Sized> {
     spare: Vec<ReusedInner<C>>,
     lent: VecDeque<ReusedInner<C>>, // handed out, oldest first
     of: PhantomData<fn(&L)>,
@@ -322,7 +326,7 @@ pub struct TimerHandle<L> {
 
 impl<L> TimerHandle<L> {
     /// `handle`, in a heap whose cancelled timers are counted in `cancelled_count`.
-    pub fn new(handle: Handle<L>, cancelled_count: Weak<Cell<usize>>) -> TimerHandle<L> {
+    pub(crate) fn new(handle: Handle<L>, cancelled_count: Weak<Cell<usize>>) -> TimerHandle<L> {
         TimerHandle {
             handle,
             cancelled_count,

@@ -51,11 +51,12 @@ pub(crate) mod timers;
 
 mod exceptions;
 mod lifecycle;
-pub mod run_once;
+mod run_once;
 mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
 
+pub use run_once::{CLOCK_RESOLUTION, MAXIMUM_SELECT_TIMEOUT};
 pub use timers::{MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES};
 
 /// A callback scheduled on this loop, which the caller can cancel ([`handle::Handle`]
