@@ -3,12 +3,12 @@
 //! Book chapters 5, 6 and 7: [The event loop](../../../docs/book/ch05-event-loop.html),
 //! [Futures and tasks](../../../docs/book/ch06-futures-tasks.html) and
 //! [I/O, threads and signals](../../../docs/book/ch07-io.html). Retraces seeds 000/004, 001
-//! and 002: CPython's
-//! `BaseEventLoop` as it really is, and its I/O half from `selector_events.py`.
-//! `call_soon` wraps a callback in a [`Handle`] the caller can cancel;
-//! `call_later`/`call_at` push a [`TimerHandle`] onto a heap; one iteration of the loop,
-//! [`EventLoop::run_once`], does five steps (clean the heap, compute the select timeout,
-//! select, move due timers to the ready queue, run exactly the handles that were ready).
+//! and 002: CPython's `BaseEventLoop` as it really is, and its I/O half from
+//! `selector_events.py`. `call_soon` wraps a callback in a [`Handle`] the caller can cancel;
+//! `call_later`/`call_at` push a timer onto a heap and return a [`TimerHandle`]; one
+//! iteration of the loop, [`EventLoop::run_once`], does five steps (clean the heap, compute
+//! the select timeout, select, move due timers to the ready queue, run exactly the handles
+//! that were ready).
 //! On top of it: [`Future`], [`Task`] with a real `Waker`, [`sleep()`], [`Queue`],
 //! [`gather`] and [`wait_for`]. Chapter 7 connects it to the outside world: readers and
 //! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers, and

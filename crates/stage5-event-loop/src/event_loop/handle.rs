@@ -24,12 +24,14 @@
 //! One allocation per handle: the header (id, flags, `when`) and the closure live in one
 //! `Rc`. The header is generic over its last field, the closure's slot, and
 //! `Rc<HandleInner<Cell<Option<F>>>>` coerces to `Rc<HandleInner<dyn Slot>>`, so the queue
-//! stores one thin-header pointer per callback whatever the closure's type.
+//! stores one pointer per callback whatever the closure's type (a fat one: the address and
+//! the slot's vtable, two words).
 //!
 //! And no allocation at all for what the loop schedules most: a task's next step. asyncio
-//! makes a new `Handle` for every `call_soon(self.__step)`; [`Reused`] keeps the handles
+//! makes a new `Handle` for every `call_soon(self.__step)`; `Reused` keeps the handles
 //! of steps, and gives one whose run is over (nobody else holds it) a new number and the
-//! next task to step.
+//! next task to step. That is for speed, not for asyncio: the trace is unchanged, and the
+//! book tells why in "Going further", "Making the loop fast".
 //!
 //! The file is over 300 lines because the three kinds of handle (one-shot, repeating,
 //! reused) share one header, whose fields stay private to this file.
@@ -74,6 +76,20 @@ impl<L, F: FnOnce(&L)> Slot<L> for Cell<Option<F>> {
     }
 }
 // ANCHOR_END: handle
+
+impl<S> HandleInner<S> {
+    /// A header numbered `id`, due at `when` if it is a timer, around `slot`: not
+    /// cancelled, not in the heap.
+    fn new(id: u64, when: Option<f64>, slot: S) -> HandleInner<S> {
+        HandleInner {
+            id: Cell::new(id),
+            when,
+            cancelled: Cell::new(false),
+            scheduled: Cell::new(false),
+            slot,
+        }
+    }
+}
 
 /// The slot of a reader's or writer's handle: the callback runs every time, and goes back
 /// into the slot after each run, even one that panicked (asyncio keeps a reader whose
@@ -128,32 +144,25 @@ impl<L> Clone for Handle<L> {
 
 impl<L: 'static> Handle<L> {
     /// A handle for `callback`, numbered `id`; `when` is a timer's due time.
-    pub fn new(id: u64, when: Option<f64>, callback: impl FnOnce(&L) + 'static) -> Handle<L> {
+    pub(crate) fn new(
+        id: u64,
+        when: Option<f64>,
+        callback: impl FnOnce(&L) + 'static,
+    ) -> Handle<L> {
         Handle {
-            inner: Rc::new(HandleInner {
-                id: Cell::new(id),
-                when,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: Cell::new(Some(callback)),
-            }),
+            inner: Rc::new(HandleInner::new(id, when, Cell::new(Some(callback)))),
         }
     }
 
     /// A handle whose callback runs each time the loop runs the handle, until it is
     /// cancelled: a reader's, a writer's or a signal handler's.
-    pub fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
+    pub(crate) fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
+        let slot = Repeating {
+            callback: Cell::new(Some(callback)),
+            cleared: Cell::new(false),
+        };
         Handle {
-            inner: Rc::new(HandleInner {
-                id: Cell::new(id),
-                when: None,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: Repeating {
-                    callback: Cell::new(Some(callback)),
-                    cleared: Cell::new(false),
-                },
-            }),
+            inner: Rc::new(HandleInner::new(id, None, slot)),
         }
     }
 }
@@ -185,7 +194,7 @@ impl<L> Handle<L> {
 
     /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop
     /// wraps this in its panic catcher.
-    pub fn run(&self, lp: &L) {
+    pub(crate) fn run(&self, lp: &L) {
         self.inner.slot.run(lp);
     }
 
@@ -195,12 +204,12 @@ impl<L> Handle<L> {
     }
 
     /// Mark the timer as in the loop's heap (true) or out of it (false).
-    pub fn set_scheduled(&self, scheduled: bool) {
+    pub(crate) fn set_scheduled(&self, scheduled: bool) {
         self.inner.scheduled.set(scheduled);
     }
 
     /// True while the timer is in the loop's heap.
-    pub fn is_scheduled(&self) -> bool {
+    pub(crate) fn is_scheduled(&self) -> bool {
         self.inner.scheduled.get()
     }
 }
@@ -226,7 +235,7 @@ impl<L> fmt::Debug for Handle<L> {
 
 // ANCHOR: reused
 /// What a reused handle calls (a task's step): it is handed itself, and the loop.
-pub trait Call<L> {
+pub(crate) trait Call<L> {
     /// Run, giving up this reference.
     fn call(self: Rc<Self>, lp: &L);
 }
@@ -249,7 +258,7 @@ impl<L, C: ?Sized + Call<L>> Slot<L> for CallSlot<C> {
 type ReusedInner<C> = Rc<HandleInner<CallSlot<C>>>;
 
 /// The handles of one kind of call (a task's step), used again and again.
-pub struct Reused<L, C: ?Sized> {
+pub(crate) struct Reused<L, C: ?Sized> {
     spare: Vec<ReusedInner<C>>,
     lent: VecDeque<ReusedInner<C>>, // handed out, oldest first
     of: PhantomData<fn(&L)>,
@@ -277,18 +286,19 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
                 _ => self.lent.push_back(oldest),
             }
         }
-        let inner = self.spare.pop().unwrap_or_else(|| {
-            Rc::new(HandleInner {
-                id: Cell::new(id),
-                when: None,
-                cancelled: Cell::new(false),
-                scheduled: Cell::new(false),
-                slot: CallSlot(Cell::new(None)),
-            })
-        });
-        inner.id.set(id);
-        inner.cancelled.set(false);
-        inner.slot.0.set(Some(callee));
+        let inner = match self.spare.pop() {
+            Some(inner) => {
+                inner.id.set(id);
+                inner.cancelled.set(false);
+                inner.slot.0.set(Some(callee));
+                inner
+            }
+            None => Rc::new(HandleInner::new(
+                id,
+                None,
+                CallSlot(Cell::new(Some(callee))),
+            )),
+        };
         self.lent.push_back(inner.clone());
         Handle { inner }
     }
@@ -304,8 +314,9 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
 // ANCHOR_END: reused
 
 // ANCHOR: timer_handle
-/// A callback scheduled for a time (`call_later`, `call_at`). Ordered in the loop's heap by
-/// `(when, sequence)`.
+/// A callback scheduled for a time (`call_later`, `call_at`), as its caller holds it. The
+/// loop's heap holds the [`Handle`] inside, ordered by `(when, sequence)`; this adds the
+/// heap's count of cancelled timers, which `cancel` must update.
 pub struct TimerHandle<L> {
     handle: Handle<L>,
     // The heap's count of cancelled timers. Weak: a callback may capture its own timer
@@ -315,7 +326,7 @@ pub struct TimerHandle<L> {
 
 impl<L> TimerHandle<L> {
     /// `handle`, in a heap whose cancelled timers are counted in `cancelled_count`.
-    pub fn new(handle: Handle<L>, cancelled_count: Weak<Cell<usize>>) -> TimerHandle<L> {
+    pub(crate) fn new(handle: Handle<L>, cancelled_count: Weak<Cell<usize>>) -> TimerHandle<L> {
         TimerHandle {
             handle,
             cancelled_count,

@@ -1,5 +1,5 @@
-//! Running, stopping and closing the loop (book chapter 5, "run_forever and stop" and
-//! "Closing"; seed 000, `run_forever`, `stop`, `close`, seed 001, "run_forever").
+//! Running, stopping and closing the loop (book chapter 5, "Running, stopping,
+//! closing"; seed 000, `run_forever`, `stop`, `close`, seed 001, "run_forever").
 //!
 //! `run_forever` calls `run_once` until `stop()` was called; `stop` only sets a flag, so
 //! the iteration that is running finishes its whole batch first. A loop cannot run twice

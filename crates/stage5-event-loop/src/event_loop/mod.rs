@@ -10,12 +10,17 @@
 //!   `stop()`; `run_until_complete` is `run_forever` plus a done callback that stops.
 //!
 //! This file holds the loop's state and what every other part needs to reach it; the
-//! behaviour is in the files beside it, one topic each: `scheduling.rs` (`call_soon`,
-//! `call_later`, `call_at`), `run_once.rs` (the five steps), `lifecycle.rs` (`run_forever`,
-//! `stop`, `close`), `exceptions.rs` (the exception handler, the logger, debug mode) and
-//! `selector_loop.rs` (what chapter 7's readers, sockets, threads and signals go
-//! through) and `weak.rs` (how futures, tasks and wakers find the loop without owning it). Below them, loop-agnostic: `handle.rs`, `timers.rs`, and the I/O table, the
-//! self-pipe and the signal table of chapter 7.
+//! behaviour is in the files beside it, one topic each:
+//!
+//! - `scheduling.rs`: `call_soon`, `call_later`, `call_at`;
+//! - `exceptions.rs`: the exception handler, the logger, debug mode;
+//! - `selector_loop.rs`: what chapter 7's readers, sockets, threads and signals go through;
+//! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
+//! - `run_once.rs`: the five steps;
+//! - `lifecycle.rs`: `run_forever`, `stop`, `close`.
+//!
+//! Below them, and knowing nothing of the loop: `handle.rs` and `timers.rs` here, and
+//! chapter 7's I/O table, self-pipe and signal table in `io/`.
 //!
 //! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
 //! including callbacks added while draining, and checked timers only when it ran dry, so a
@@ -46,11 +51,12 @@ pub(crate) mod timers;
 
 mod exceptions;
 mod lifecycle;
-pub mod run_once;
+mod run_once;
 mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
 
+pub use run_once::{CLOCK_RESOLUTION, MAXIMUM_SELECT_TIMEOUT};
 pub use timers::{MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES};
 
 /// A callback scheduled on this loop, which the caller can cancel ([`handle::Handle`]
@@ -199,12 +205,6 @@ impl EventLoop {
         lp.live_on_this_thread();
         lp.watch_self_pipe()?;
         Ok(lp)
-    }
-
-    /// The loop's id for its wakers: the address of its remote queue, which each of them
-    /// holds (an `Arc`): no other loop can have it while one lives.
-    pub(crate) fn id(&self) -> usize {
-        Arc::as_ptr(&self.inner.remote) as usize
     }
 
     /// The clock this loop runs on.

@@ -1,6 +1,6 @@
-//! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "run_once, step by
-//! step"; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed 002, "每次
-//! `_run_once` 做的四件事").
+//! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "One iteration:
+//! `run_once`" and its steps; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed
+//! 002, "每次 `_run_once` 做的四件事").
 //!
 //! CPython's docstring speaks of the iteration as a whole; the seeds divide it into three
 //! or four phases. The book numbers it in five steps, one function each: (1) clean
@@ -105,7 +105,9 @@ impl EventLoop {
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
         self.before_select(); // chapter 7: re-arm, release, check waits
-        if self.inner.virtual_clock {
+        // A virtual loop with a timer jumps to it; with nothing to wait for, it fails. With
+        // no timer, only the outside world can end the wait: it blocks as the real one does.
+        if self.inner.virtual_clock && (timeout.is_some() || !self.watches_anything()) {
             return self.select_virtual(timeout);
         }
         loop_event!(
@@ -118,53 +120,39 @@ impl EventLoop {
         Ok(self.select_io(timeout)?)
     }
 
-    /// Step 3 on the virtual clock: poll, and jump the clock if nothing came.
+    /// Step 3 on the virtual clock, with a timer: poll, and jump the clock if nothing
+    /// came. Without one (and nothing outside to wait for), fail.
     #[inline(never)] // out of the real clock's way
     fn select_virtual(&self, timeout: Option<Duration>) -> Result<usize, Error> {
-        match timeout {
-            None if !self.watches_anything() => {
-                loop_trace!(
-                    self,
-                    "select: nothing ready, no timer, no I/O: nothing to wait for"
-                );
-                Err(Error::NothingToWaitFor)
+        let Some(timeout) = timeout else {
+            loop_trace!(
+                self,
+                "select: nothing ready, no timer, no I/O: nothing to wait for"
+            );
+            return Err(Error::NothingToWaitFor);
+        };
+        let next = self.inner.clock.now().saturating_add(timeout);
+        // The virtual clock polls; it says where it will jump if nothing comes.
+        let virtual_next = (timeout > Duration::ZERO).then_some(next);
+        loop_event!(
+            self,
+            Event::Select {
+                timeout: Some(timeout),
+                virtual_next
             }
-            None => {
-                // Only the outside world can end this wait; it comes in real time.
-                loop_event!(
-                    self,
-                    Event::Select {
-                        timeout,
-                        virtual_next: None
-                    }
-                );
-                Ok(self.select_io(None)?)
-            }
-            Some(timeout) => {
-                let next = self.inner.clock.now().saturating_add(timeout);
-                // The virtual clock polls; it says where it will jump if nothing comes.
-                let virtual_next = (timeout > Duration::ZERO).then_some(next);
-                loop_event!(
-                    self,
-                    Event::Select {
-                        timeout: Some(timeout),
-                        virtual_next
-                    }
-                );
-                let mut events = self.select_io(Some(Duration::ZERO))?;
-                let mut woke = false;
-                // The jump is this clock's sleep: first check the waits (chapter 7).
-                if events == 0 && timeout > Duration::ZERO && self.has_unchecked_waits() {
-                    woke = self.check_all_waits();
-                    events = self.select_io(Some(Duration::ZERO))?;
-                }
-                if events == 0 && timeout > Duration::ZERO && !woke {
-                    self.inner.clock.sleep_until(next);
-                    loop_event!(self, Event::Jump { to: next });
-                }
-                Ok(events)
-            }
+        );
+        let mut events = self.select_io(Some(Duration::ZERO))?;
+        let mut woke = false;
+        // The jump is this clock's sleep: first check the waits (chapter 7).
+        if events == 0 && timeout > Duration::ZERO && self.has_unchecked_waits() {
+            woke = self.check_all_waits();
+            events = self.select_io(Some(Duration::ZERO))?;
         }
+        if events == 0 && timeout > Duration::ZERO && !woke {
+            self.inner.clock.sleep_until(next);
+            loop_event!(self, Event::Jump { to: next });
+        }
+        Ok(events)
     }
 
     // ANCHOR_END: step3

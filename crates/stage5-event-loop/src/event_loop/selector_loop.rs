@@ -1,13 +1,19 @@
 //! The selector half of the loop: what chapter 7's readers, sockets, threads and signals go
-//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
-//! asyncio's `BaseSelectorEventLoop`: `_add_reader`, `_remove_reader`, `_make_self_pipe`,
-//! `_read_from_self`).
+//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe"; seed
+//! 000, "网络IO的回调注册" and "信号处理"; asyncio's `BaseSelectorEventLoop`:
+//! `_add_reader`, `_remove_reader`, `_make_self_pipe`, `_read_from_self`).
 //!
 //! asyncio's selector loop is a subclass of the base loop that owns the selector, the
 //! readers and writers and the self-pipe. Ours is one `EventLoop` whose state is private to
 //! this folder: chapter 7's faces (`add_reader`, `sock_recv`, `call_soon_threadsafe`,
 //! `add_signal_handler`) reach the I/O table, the remote queue and the signal table only
 //! through the few methods below, each a short sentence of what it does.
+//!
+//! Two of them are there for speed, not for asyncio (book, "Going further", "Making the
+//! loop fast"): a task's wait on a kept registration is not re-armed with a system call but
+//! checked later, after 16 selects or before the loop sleeps (`check_waits`), and step 3's
+//! `select_io` first naps at most [`CHECK_AFTER`], in which the edges that end most of
+//! those waits come, before it checks the rest and sleeps on.
 //!
 //! What changed since stage 4: stage 4's scheduler kept one callback per descriptor and
 //! direction in a map, and a one-shot selector; the table, the self-pipe and the signals
@@ -73,14 +79,15 @@ impl EventLoop {
         if self.inner.io.borrow().quiet() {
             return; // the common case of a busy loop: nothing to re-arm, release or check
         }
-        let mut selector = self.inner.selector.borrow_mut();
-        let mut io = self.inner.io.borrow_mut();
-        io.before_select(&mut selector);
-        if io.has_unchecked() {
-            let mut wake = Vec::new();
-            io.check_waits(&mut selector, false, &mut wake);
-            drop((io, selector));
-            wake.into_iter().for_each(Waker::wake);
+        let unchecked = {
+            let mut selector = self.inner.selector.borrow_mut();
+            let mut io = self.inner.io.borrow_mut();
+            io.before_select(&mut selector);
+            io.has_unchecked()
+        };
+        if unchecked {
+            // Whether a task was woken does not matter here: its step is queued either way.
+            self.check_waits(false);
         }
     }
 
@@ -122,15 +129,24 @@ impl EventLoop {
     /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
     /// (its descriptor is not open any more): the loop has work, and must not sleep.
     pub(super) fn check_all_waits(&self) -> bool {
+        self.check_waits(true)
+    }
+
+    /// `IoTable::check_waits`: every unchecked wait if `all` (the loop is about to sleep),
+    /// else those unchecked for long. Then the tasks it found are woken, once no borrow is
+    /// held. True if one was.
+    fn check_waits(&self, all: bool) -> bool {
         let mut wake = Vec::new();
         let mut selector = self.inner.selector.borrow_mut();
         let checked = self
             .inner
             .io
             .borrow_mut()
-            .check_waits(&mut selector, true, &mut wake);
+            .check_waits(&mut selector, all, &mut wake);
         drop(selector);
-        loop_trace!(self, "select: checked {checked} waits before sleeping");
+        if all {
+            loop_trace!(self, "select: checked {checked} waits before sleeping");
+        }
         let woke = !wake.is_empty();
         wake.into_iter().for_each(Waker::wake);
         woke
@@ -165,10 +181,11 @@ impl EventLoop {
     }
 
     /// A task's operation on `fd` ended (`IoTable::done`). Nothing to do, and no borrow,
-    /// for one that neither waited nor learned anything: a write that went through.
+    /// for one that neither waited nor learned anything about `fd`: a write that went
+    /// through, or an error at the first try.
     #[inline]
     pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
-        if waited || done != Some(Done::Other) {
+        if waited || matches!(done, Some(Done::Drained | Done::Ended)) {
             let mut selector = self.inner.selector.borrow_mut();
             let old = self
                 .inner

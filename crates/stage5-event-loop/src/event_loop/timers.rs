@@ -1,6 +1,6 @@
 //! The loop's timers: asyncio's `_scheduled` heap and its count of cancelled timers (book
-//! chapter 5, "call_later and the heap" and "Step 1: clean the heap"; seed 000,
-//! `call_at`, `_timer_handle_cancelled` and the first part of `_run_once`).
+//! chapter 5, "The timer heap" and "Step 1: clean the heap"; seed 000, `call_at`,
+//! `_timer_handle_cancelled` and the first part of `_run_once`).
 //!
 //! asyncio keeps its timer handles in a `heapq` ordered by `(when, sequence)`. It is stage
 //! 1's [`TimerHeap`], reused as it is, sequence counter included: only the deadline's type

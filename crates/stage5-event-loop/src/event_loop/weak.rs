@@ -13,12 +13,21 @@
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 
 use crate::event_loop::{EventLoop, LoopInner};
+use crate::io::self_pipe::RemoteQueue;
 
 thread_local! {
-    /// The loops living on this thread, by id (`EventLoop::id`).
-    static LOOPS: RefCell<Vec<(usize, Weak<LoopInner>)>> = const { RefCell::new(Vec::new()) };
+    /// The loops living on this thread, by id (`id`).
+    static LOOPS: RefCell<Vec<(usize, WeakLoop)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A loop's id: the address of its remote queue. The loop holds that `Arc` for as long as it
+/// lives, and so does each of its wakers: no other loop can have the address while the
+/// loop, or a waker that looks for it, is alive.
+fn id(remote: &Arc<RemoteQueue<EventLoop>>) -> usize {
+    Arc::as_ptr(remote) as usize
 }
 
 /// A loop reference that does not keep the loop alive.
@@ -41,15 +50,14 @@ impl EventLoop {
         WeakLoop(Rc::downgrade(&self.inner))
     }
 
-    /// The loop with this id, if it lives on this thread.
-    pub(crate) fn on_this_thread(id: usize) -> Option<EventLoop> {
+    /// The loop whose remote queue is `remote`, if it lives on this thread (how a waker,
+    /// which holds only that queue, finds its loop).
+    pub(crate) fn on_this_thread(remote: &Arc<RemoteQueue<EventLoop>>) -> Option<EventLoop> {
+        let id = id(remote);
         let found = LOOPS.try_with(|loops| {
             let loops = loops.borrow();
             let (_, weak) = loops.iter().find(|(other, _)| *other == id)?;
-            weak.upgrade().map(|inner| EventLoop {
-                inner,
-                owner: false,
-            })
+            weak.upgrade()
         });
         // The list is gone only while the thread shuts down: no loop lives there then.
         found.ok().flatten()
@@ -57,7 +65,7 @@ impl EventLoop {
 
     /// Enter the new loop in this thread's list.
     pub(super) fn live_on_this_thread(&self) {
-        let entry = (self.id(), Rc::downgrade(&self.inner));
+        let entry = (id(&self.inner.remote), self.downgrade());
         LOOPS.with(|loops| loops.borrow_mut().push(entry));
     }
 }
@@ -65,7 +73,7 @@ impl EventLoop {
 impl LoopInner {
     /// Take the loop out of this thread's list (it is being dropped).
     pub(super) fn leave_this_thread(&self) {
-        let id = std::sync::Arc::as_ptr(&self.remote) as usize;
+        let id = id(&self.remote);
         // `try_with` fails only for a loop dropped while its thread shuts down: the list
         // is gone then, and there is nothing left to leave.
         let _ = LOOPS.try_with(|loops| loops.borrow_mut().retain(|(other, _)| *other != id));

@@ -1,5 +1,6 @@
 //! `gather` and `wait_for` (book chapter 6, "Waiting for several things"; asyncio's
-//! `tasks.gather` and `tasks.wait_for`).
+//! `tasks.gather` and `tasks.wait_for`). No seed section: the seeds wait for one thing at a
+//! time.
 //!
 //! Both are written by hand on top of futures and done callbacks, as asyncio writes them,
 //! rather than taken from a `futures` crate: the point of the book is that nothing here is

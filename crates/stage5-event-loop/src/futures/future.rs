@@ -169,19 +169,24 @@ impl<T: 'static> Future<T> {
     /// the task's next step.
     fn schedule_callbacks(&self) {
         let callbacks = std::mem::take(&mut self.inner.state.borrow_mut().callbacks);
-        let lp = self.inner.lp.upgrade();
+        let mut lp = None; // found at the first closure: the wakers of tasks need no loop
         for (_, callback) in callbacks {
             match callback {
                 Callback::Wake(waker) => waker.wake(),
                 Callback::Call(call) => {
-                    if let Some(lp) = &lp {
-                        let me = self.clone();
-                        // A closed loop runs nothing more: the callback is dropped.
-                        let _ = lp.call_soon(move |lp| call(lp, &me));
+                    if let Some(lp) = lp.get_or_insert_with(|| self.inner.lp.upgrade()) {
+                        self.call_soon_done(lp, call);
                     }
                 }
             }
         }
+    }
+
+    /// Schedule the done callback `call` with `call_soon`, handed this future when it runs.
+    fn call_soon_done(&self, lp: &EventLoop, call: impl FnOnce(&EventLoop, &Future<T>) + 'static) {
+        let me = self.clone();
+        // A closed loop runs nothing more: the callback is dropped.
+        let _ = lp.call_soon(move |lp| call(lp, &me));
     }
     // ANCHOR_END: set_result
 
@@ -205,7 +210,7 @@ impl<T: 'static> Future<T> {
                 self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
                 cancelling
             }
-            None => self.finish(Outcome::Cancelled).is_ok(),
+            None => self.cancel_now(),
         }
     }
 
@@ -254,9 +259,7 @@ impl<T: 'static> Future<T> {
         } else {
             drop(state);
             if let Some(lp) = self.inner.lp.upgrade() {
-                let me = self.clone();
-                // A closed loop runs nothing more: the callback is dropped.
-                let _ = lp.call_soon(move |lp| callback(lp, &me));
+                self.call_soon_done(&lp, callback);
             }
         }
         id

@@ -12,7 +12,7 @@
 //! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
 //! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
 //! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
-//! | [`runners`] | `run_until_complete` | `BaseEventLoop.run_until_complete` |
+//! | [`runners`] | `run_until_complete`, `run` | `BaseEventLoop.run_until_complete`, `asyncio.run` |
 //! | [`sleep`](mod@sleep) | `sleep` | `tasks.sleep` |
 //! | [`queue`] | `Queue<T>` | `queues.Queue` |
 //! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |

@@ -135,8 +135,9 @@ impl<T: 'static> Queue<T> {
     /// Take an item, waiting while the queue is empty.
     pub async fn get(&self) -> T {
         loop {
-            if !self.empty() {
-                return self.get_nowait().expect("not empty");
+            // An empty queue's `get_nowait` returns before it looks at the putters.
+            if let Ok(item) = self.get_nowait() {
+                return item;
             }
             self.wait(Side::Getters).await;
         }
@@ -164,13 +165,12 @@ impl<T: 'static> Queue<T> {
         let who = current_task();
         match side {
             Side::Getters => loop_event!(&self.inner.lp, Event::QueueWait { who, waiting }),
-            Side::Putters => {
-                let who = who.map_or_else(|| "the caller".to_owned(), |id| id.to_string());
-                loop_trace!(
-                    &self.inner.lp,
-                    "queue put: full, {who} waits ({waiting} waiting)"
-                )
-            }
+            // The name is formatted only when the trace is on, inside the macro.
+            Side::Putters => loop_trace!(
+                &self.inner.lp,
+                "queue put: full, {who} waits ({waiting} waiting)",
+                who = who.map_or_else(|| "the caller".to_owned(), |id| id.to_string())
+            ),
         }
         let mut guard = WaitGuard {
             queue: self,

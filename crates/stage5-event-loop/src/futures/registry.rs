@@ -1,5 +1,5 @@
 //! The loop's table of live tasks, by key (book chapter 6, "Real wakers"; asyncio's
-//! `tasks._all_tasks` and `all_tasks()`).
+//! `tasks._all_tasks` and `all_tasks()`). No seed section: the seeds' tasks need no key.
 //!
 //! A `Waker` must be `Send + Sync`, so it cannot hold a task (an `Rc`): it holds the task's
 //! *key* in this table, and waking looks the task up. A key is a slot and that slot's
@@ -36,7 +36,7 @@ pub trait Step<L> {
 type Slot<L> = (u32, Option<Rc<dyn Step<L>>>);
 
 /// Where a task sits in its loop's table: a slot, and the slot's generation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskKey {
     index: u32,
     generation: u32,
@@ -45,8 +45,7 @@ pub struct TaskKey {
 /// The live tasks of one loop, by key.
 pub struct TaskRegistry<L> {
     slots: Vec<Slot<L>>,
-    free: Vec<u32>,
-    live: usize,
+    free: Vec<u32>, // the empty slots: every slot is either here or holds a task
     last_id: u64,
 }
 
@@ -55,7 +54,6 @@ impl<L> Default for TaskRegistry<L> {
         TaskRegistry {
             slots: Vec::new(),
             free: Vec::new(),
-            live: 0,
             last_id: 0,
         }
     }
@@ -68,9 +66,23 @@ impl<L> TaskRegistry<L> {
         self.last_id
     }
 
+    /// The key the next `insert` will return: a task can be made with its key (its waker
+    /// needs it) before it is inserted.
+    pub fn vacant_key(&self) -> TaskKey {
+        match self.free.last() {
+            Some(&index) => TaskKey {
+                index,
+                generation: self.slots[index as usize].0,
+            },
+            None => TaskKey {
+                index: u32::try_from(self.slots.len()).expect("fewer than 2^32 live tasks"),
+                generation: 0,
+            },
+        }
+    }
+
     /// Keep `task`; returns its key.
     pub fn insert(&mut self, task: Rc<dyn Step<L>>) -> TaskKey {
-        self.live += 1;
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             slot.1 = Some(task);
@@ -104,7 +116,6 @@ impl<L> TaskRegistry<L> {
         }
         slot.0 = slot.0.wrapping_add(1);
         self.free.push(key.index);
-        self.live -= 1;
         slot.1.take()
     }
 
@@ -121,13 +132,12 @@ impl<L> TaskRegistry<L> {
         });
         let tasks: Vec<_> = tasks.collect();
         self.free = (0..self.slots.len() as u32).rev().collect();
-        self.live = 0;
         tasks
     }
 
     /// How many tasks are alive.
     pub fn len(&self) -> usize {
-        self.live
+        self.slots.len() - self.free.len()
     }
 }
 
@@ -169,6 +179,19 @@ mod tests {
         assert!(registry.get(b).is_some());
         assert!(registry.remove(a).is_none());
         assert_eq!(registry.len(), 1);
+    }
+
+    #[test]
+    fn vacant_key_is_the_key_insert_gives() {
+        let mut registry = TaskRegistry::default();
+        let fresh = registry.vacant_key();
+        assert_eq!(registry.insert(nothing()), fresh, "a new slot");
+        let second = registry.insert(nothing());
+        assert!(registry.remove(fresh).is_some());
+        let reused = registry.vacant_key();
+        assert_ne!(reused, fresh, "the freed slot's next generation");
+        assert_eq!(registry.insert(nothing()), reused, "the freed slot");
+        assert_eq!(registry.vacant_key().index, second.index + 1);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `sleep`: a future resolved by `call_later` (book chapter 6, "Sleeping"; asyncio's
+//! `sleep`: a future resolved by `call_later` (book chapter 6, "Sleep"; asyncio's
 //! `tasks.sleep`, which seed 002 runs with `loop.run_until_complete(asyncio.sleep(5))`).
 //!
 //! asyncio's `sleep(delay)` creates a future, asks the loop to `call_later(delay, ...)` a

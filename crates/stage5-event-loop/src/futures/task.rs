@@ -16,7 +16,7 @@
 //! task was waiting through the scheduler's `current` slot, which worked only for the
 //! scheduler's own awaitables. A real waker travels into any future, with no global slot.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::Cell;
 use std::fmt;
 use std::ops::Deref;
 use std::pin::Pin;
@@ -93,10 +93,10 @@ impl<T> fmt::Debug for Task<T> {
 // ANCHOR: core
 struct TaskCore<F, T> {
     id: u64,
-    key: Cell<TaskKey>,           // where the registry keeps it
-    scheduled: Cell<bool>,        // a step is in the ready queue
-    cancel_requested: Cell<bool>, // `cancel()` was called: the next step ends the task
-    waker: OnceCell<Waker>,
+    key: TaskKey,                      // where the registry keeps it
+    scheduled: Cell<bool>,             // a step is in the ready queue
+    cancel_requested: Cell<bool>,      // `cancel()` was called: the next step ends the task
+    waker: Waker,                      // holds `key`: what its step polls the future with
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
     result: Future<T>,                 // knows the loop, weakly
 }
@@ -115,21 +115,21 @@ impl EventLoop {
     {
         self.check_closed()?;
         let result = self.create_future();
-        let id = self.tasks().borrow_mut().next_id();
+        let mut tasks = self.tasks().borrow_mut();
+        // Made under one borrow of the table: no other task can take the key meanwhile.
+        let (id, key) = (tasks.next_id(), tasks.vacant_key());
         let core = Rc::new(TaskCore {
             id,
-            key: Cell::new(TaskKey::default()),
+            key,
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
-            waker: OnceCell::new(),
+            waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
         });
-        let key = self.tasks().borrow_mut().insert(core.clone());
-        core.key.set(key);
-        if core.waker.set(TaskWaker::waker(self, key)).is_err() {
-            unreachable!("a new task has no waker yet");
-        }
+        let inserted = tasks.insert(core.clone());
+        debug_assert_eq!(inserted, key);
+        drop(tasks);
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
         result.set_canceller(Canceller::Task(weak));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
@@ -153,7 +153,7 @@ where
 {
     /// The task is over: take it out of the registry (its waker now wakes nothing).
     fn forget(&self, lp: &EventLoop) {
-        let removed = lp.tasks().borrow_mut().remove(self.key.get());
+        let removed = lp.tasks().borrow_mut().remove(self.key);
         drop(removed); // outside the borrow: dropping the task may look at the loop
     }
 
@@ -230,8 +230,7 @@ where
                 task: Id::Task(self.id)
             }
         );
-        let waker = self.waker.get().expect("set when the task was created");
-        let mut cx = Context::from_waker(waker);
+        let mut cx = Context::from_waker(&self.waker);
         let polled = {
             let _current = Current::enter(self.id);
             catch(|| future.as_mut().poll(&mut cx))

@@ -10,11 +10,12 @@
 //! on.
 //!
 //! Woken on the loop's thread, it finds its loop (`EventLoop::on_this_thread`) and the task
-//! (the table), and schedules the task's step with `call_soon`, at once, in the right
-//! place in the ready queue: unless a step is already scheduled, for a task runs one step
-//! per wake-up however often it is woken. Woken on another thread, it leaves itself in the
-//! loop's remote queue (`self_pipe.rs`), which wakes a loop blocked in `select`; the loop
-//! wakes it again on its own thread in step 3.
+//! (the table), and schedules the task's step at once, in the right place in the ready
+//! queue, with `call_soon_step` (`call_soon` with a reused handle, `handle.rs`): unless a
+//! step is already scheduled, for a task runs one step per wake-up however often it is
+//! woken. Woken on another thread, it leaves itself in the loop's remote queue
+//! (`self_pipe.rs`), which wakes a loop blocked in `select`; the loop wakes it again on its
+//! own thread in step 3.
 //!
 //! What changed since stage 4: stages 2 to 4 polled tasks with a no-op waker and knew which
 //! task was waiting through the scheduler's `current` slot. That worked only for the
@@ -56,7 +57,7 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        match EventLoop::on_this_thread(Arc::as_ptr(&self.remote) as usize) {
+        match EventLoop::on_this_thread(&self.remote) {
             // On the loop's thread: schedule the step now, like asyncio's `call_soon`.
             Some(lp) => {
                 self.queued.store(false, Ordering::Release);
@@ -85,7 +86,8 @@ fn wake_task(lp: &EventLoop, key: TaskKey) {
 }
 
 // ANCHOR: schedule_step
-/// Schedule a task's next step with `call_soon`, unless one is already in the ready queue.
+/// Schedule a task's next step (`call_soon` with a reused handle), unless one is already in
+/// the ready queue.
 pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
     if task.scheduled().replace(true) {
         loop_trace!(lp, "wake t{}: already scheduled", task.id());
