@@ -114,7 +114,7 @@ impl Server {
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::ConnectionAborted => {}
                 // Out of descriptors or memory: pause (asyncio's `except OSError`).
-                Err(e) if out_of_resources(&e) => return self.pause(lp, e),
+                Err(e) if stage1::net::out_of_resources(&e) => return self.pause(lp, e),
                 // Anything else: report it, and wait for the next readiness event.
                 Err(e) => {
                     lp.call_exception_handler(&ExceptionContext {
@@ -185,14 +185,6 @@ impl Server {
     pub fn listener(&self) -> &TcpListener {
         &self.inner.listener
     }
-}
-
-/// The `accept` errors asyncio pauses on: EMFILE, ENFILE, ENOBUFS, ENOMEM.
-fn out_of_resources(error: &io::Error) -> bool {
-    matches!(
-        error.raw_os_error(),
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-    )
 }
 
 impl std::fmt::Debug for Server {
