@@ -495,13 +495,16 @@ impl<L> IoTable<L> {
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
     pub fn before_select(&mut self, selector: &mut Selector) {
-        for fd in std::mem::take(&mut self.release) {
+        let mut release = std::mem::take(&mut self.release);
+        for &fd in &release {
             let source = &mut self.sources[fd as usize];
             source.release = false;
             if source.registered.is_some() && source.idle() {
                 self.deregister(selector, fd); // nobody took it back
             }
         }
+        release.clear();
+        self.release = release; // keep the capacity
         let mut rearm = std::mem::take(&mut self.rearm);
         for &fd in &rearm {
             let source = &mut self.sources[fd as usize];
