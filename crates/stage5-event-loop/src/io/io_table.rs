@@ -432,11 +432,16 @@ impl<L> IoTable<L> {
         waited: bool,
         done: Option<Done>,
     ) -> Option<Waiter<L>> {
+        // Only a success that leaves the socket open keeps the registration for the next
+        // select; at the end of the stream or after an error it goes now.
+        let release = matches!(done, Some(Done::Other | Done::Drained));
         let old = match waited {
-            true => self.remove(selector, fd, interest, done.is_some()),
+            true => self.remove(selector, fd, interest, release),
             false => None,
         };
         match done {
+            // A waiter taken out just now went with its registration; without one, the
+            // registration an earlier operation kept goes now.
             Some(Done::Ended) => self.release_now(selector, fd),
             Some(Done::Drained) => self.read_drained(fd),
             Some(Done::Other) | None => {}
@@ -832,6 +837,31 @@ mod tests {
         let (mut ready, mut wake) = (Vec::new(), Vec::new());
         table.process_events(&selector, &mut ready, &mut wake);
         assert!(!table.is_drained(fd), "an edge came since");
+    }
+
+    #[test]
+    fn the_end_of_a_stream_deregisters_at_once_and_leaves_nothing_for_the_next_select() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        let (a, _peer) = pair();
+        let fd = a.as_raw_fd();
+        table
+            .add(&mut selector, fd, Interest::Read, task())
+            .unwrap();
+        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Other));
+        assert!(
+            !table.quiet(),
+            "a success keeps the registration until the select"
+        );
+        assert_eq!(selector.stats().deregisters, 0);
+        table.before_select(&mut selector); // nobody took it back: deregistered
+        assert!(table.quiet());
+        table
+            .add(&mut selector, fd, Interest::Read, task())
+            .unwrap();
+        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Ended));
+        assert_eq!(selector.stats().deregisters, 2, "gone now");
+        assert!(table.quiet(), "nothing left to release");
     }
 
     #[test]
