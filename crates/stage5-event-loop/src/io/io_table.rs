@@ -165,6 +165,14 @@ impl<L> Source<L> {
         }
     }
 
+    /// Forget what the edges said, for a registration or re-arm: that reports the
+    /// descriptor again if it is still ready.
+    fn clear_readiness(&mut self) {
+        self.readable = false;
+        self.writable = false;
+        self.drained = false;
+    }
+
     fn idle(&self) -> bool {
         self.reader.is_none() && self.writer.is_none()
     }
@@ -183,6 +191,10 @@ impl<L> IoTable<L> {
     /// How many readers and writers are installed.
     pub fn waiters(&self) -> usize {
         self.waiters
+    }
+
+    fn source(&self, fd: RawFd) -> Option<&Source<L>> {
+        self.sources.get(usize::try_from(fd).ok()?)
     }
 
     fn source_mut(&mut self, fd: RawFd) -> Option<&mut Source<L>> {
@@ -243,9 +255,7 @@ impl<L> IoTable<L> {
         source.registered = Some(registered);
         // Whatever was cached was seen before this (re-)registration, which reports the
         // descriptor again if it is still ready.
-        source.readable = false;
-        source.writable = false;
-        source.drained = false;
+        source.clear_readiness();
         source.unchecked = None; // checked just now
         let old = source.slot(interest).replace(waiter);
         if old.is_none() {
@@ -338,9 +348,7 @@ impl<L> IoTable<L> {
                     }
                 }
                 // Confirmed or registered afresh: epoll reports it if it is ready now.
-                source.readable = false;
-                source.writable = false;
-                source.drained = false;
+                source.clear_readiness();
             }
             self.unchecked.pop_front(); // checked, or stale: checked or idle since
         }
@@ -375,8 +383,7 @@ impl<L> IoTable<L> {
     /// True if a short read emptied `fd` and no edge has come since.
     #[inline]
     pub fn is_drained(&self, fd: RawFd) -> bool {
-        let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
-        source.is_some_and(|s| s.drained)
+        self.source(fd).is_some_and(|s| s.drained)
     }
 
     /// Take `fd`'s waiter in direction `interest` out. With `release` the registration
@@ -488,8 +495,7 @@ impl<L> IoTable<L> {
 
     /// True if `fd` has a waiter in direction `interest`.
     pub fn has(&self, fd: RawFd, interest: Interest) -> bool {
-        let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
-        source.is_some_and(|s| match interest {
+        self.source(fd).is_some_and(|s| match interest {
             Interest::Read => s.reader.is_some(),
             Interest::Write => s.writer.is_some(),
         })
@@ -517,9 +523,7 @@ impl<L> IoTable<L> {
             if let Some(known) = source.registered
                 && source.needs_rearm()
             {
-                source.readable = false;
-                source.writable = false;
-                source.drained = false;
+                source.clear_readiness();
                 // Closed under our feet: nothing will ever be reported for it again, and
                 // the next waiter's `add` registers whatever has the number then.
                 if selector.reregister(fd, known).is_err() {
