@@ -106,13 +106,12 @@ impl EventLoop {
                 callback(lp);
             }
         });
-        let (name, id) = (interest.name(), handle.trace_id());
         loop_event!(
             self,
             stage1::Event::IoWait {
                 fd,
-                interest: name,
-                id
+                interest: interest.name(),
+                id: handle.trace_id()
             }
         );
         self.add_waiter(fd, interest, Waiter::Callback(handle))?;

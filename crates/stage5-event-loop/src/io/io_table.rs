@@ -281,7 +281,6 @@ impl<L> IoTable<L> {
         waker: &Waker,
     ) -> io::Result<Option<Waiter<L>>> {
         let wanted = mio_interest(interest);
-        let select = select_number(selector);
         if let Some(source) = self.source_mut(fd)
             && source
                 .registered
@@ -298,6 +297,7 @@ impl<L> IoTable<L> {
             }
             let old = slot.replace(Waiter::Task(waker.clone()));
             if source.unchecked.is_none() {
+                let select = select_number(selector);
                 source.unchecked = Some(select);
                 self.unchecked.push_back((fd, select));
             }
