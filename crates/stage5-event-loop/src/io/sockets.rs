@@ -108,6 +108,7 @@ impl<F> Drop for IoOp<'_, F> {
     /// A future dropped while waiting (its task was cancelled) removes its waiter at once.
     fn drop(&mut self) {
         if self.waiting {
+            // The waiter taken out is our own waker: nothing to cancel or wake.
             drop(self.lp.remove_waiter(self.fd, self.interest, false));
         }
     }
@@ -205,8 +206,8 @@ impl EventLoop {
         self.new_socket(&stream)?;
         Ok((stream, peer))
     }
-
     // ANCHOR_END: sock_accept
+
     /// Connect `sock` (non-blocking) to `addr` (asyncio's `sock_connect`): start the
     /// connection, wait until the socket is writable, and report the connection's error
     /// if there is one.
