@@ -1,5 +1,5 @@
-//! Recording a run for its timeline (book introduction, "The output contract",
-//! `--timeline`). No seed section: the project's own instrument.
+//! Recording a run for its timeline (book introduction, "Timelines", `--timeline`). No
+//! seed section: the project's own instrument.
 //!
 //! While a recording is on (this thread's, like the console), every [`Event`] a scheduler
 //! reports and every line the program says is kept with the time it happened at, read from
