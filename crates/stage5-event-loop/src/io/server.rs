@@ -28,9 +28,6 @@ use crate::event_loop::{EventLoop, ExceptionContext, Handle, TimerHandle};
 /// `constants.ACCEPT_RETRY_DELAY`), in seconds.
 pub const ACCEPT_RETRY_DELAY: f64 = 1.0;
 
-/// asyncio's default `backlog`: how many connections a server accepts per readiness event.
-pub const DEFAULT_BACKLOG: usize = 100;
-
 /// A listening socket the loop accepts connections on (asyncio's `Server`).
 #[derive(Clone)]
 pub struct Server {
