@@ -6,15 +6,23 @@
 //! asyncio's selector is *level-triggered*: a reader is called in every iteration while its
 //! descriptor is readable. mio is *edge-triggered*. This table bridges the two:
 //!
-//! - a descriptor is registered with the selector when it first gets a waiter, for both
-//!   directions, and stays registered while it has one (and, after a socket operation,
-//!   until the next `select`: the same task usually waits on the same socket again);
+//! - a descriptor is registered with the selector when it first gets a waiter, for the
+//!   direction asked; a waiter in the other direction widens the registration, which is
+//!   never narrowed (a stray edge costs less than a system call). It stays registered
+//!   while it has a waiter (and, after a socket operation, until the next `select`: the
+//!   same task usually waits on the same socket again);
 //! - who is interested (reader, writer) is tracked here, not in epoll;
 //! - each descriptor caches what the edges said (`readable`, `writable`): set by an event,
 //!   cleared when the loop's own socket operations see `WouldBlock`;
 //! - after a waiter was dispatched, the descriptor is *re-armed* before the next `select`
 //!   (`EPOLL_CTL_MOD` makes epoll report it again if it is still ready), unless a socket
-//!   operation has meanwhile seen `WouldBlock`: then the next edge will come by itself.
+//!   operation has meanwhile seen `WouldBlock`: then the next edge will come by itself;
+//! - a read that came back shorter than asked ([`Done::Drained`]) emptied the socket: the
+//!   descriptor is marked `drained`, and the next read waits without trying, until an
+//!   edge says there is more (tokio skips the same try);
+//! - at the end of a stream ([`Done::Ended`]) the registration goes at once, not at the
+//!   next `select`: the socket is about to be closed, and a new one may get its number
+//!   before then.
 //!
 //! The table cannot see a descriptor being closed: the kernel drops a closed socket from
 //! epoll by itself, and a new socket may get the same number at once. So whenever a
