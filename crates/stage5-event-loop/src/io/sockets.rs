@@ -85,15 +85,19 @@ where
                     this.waiting = true;
                     return Poll::Pending;
                 }
-                // Done, with a result or with an error: either ends the operation. The
-                // same task usually waits on the same socket again at once: a waiter's
-                // registration stays until the next select. After an error the socket is
-                // about to be closed: it goes now.
+                // Done: the operation ends, and the table hears what it learned. A
+                // waiter's registration stays until the next select (the same task
+                // usually waits on the same socket again at once); at the end of the
+                // stream the registration goes now, waited or not (the socket is about
+                // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp.io_done(this.fd, this.interest, waited, Some(done));
                     return Poll::Ready(Ok(value));
                 }
+                // Failed for real (reset, refused, a bad descriptor): the operation ends
+                // with the error. The socket is about to be closed: if the operation
+                // waited, its registration goes now, unless another waiter still uses it.
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp.io_done(this.fd, this.interest, waited, None);
