@@ -88,17 +88,6 @@ pub enum Done {
     Ended,
 }
 
-impl Done {
-    /// What a read of `n` bytes, `asked` for, says.
-    pub fn read(n: usize, asked: usize) -> Done {
-        match n {
-            0 if asked > 0 => Done::Ended,
-            n if n < asked => Done::Drained,
-            _ => Done::Other,
-        }
-    }
-}
-
 /// What the loop knows about one file descriptor.
 struct Source<L> {
     reader: Option<Waiter<L>>,
@@ -121,6 +110,17 @@ pub struct IoTable<L> {
     waiters: usize,                    // readers + writers installed
 }
 // ANCHOR_END: source
+
+impl Done {
+    /// What a read of `n` bytes, `asked` for, says.
+    pub fn read(n: usize, asked: usize) -> Done {
+        match n {
+            0 if asked > 0 => Done::Ended,
+            n if n < asked => Done::Drained,
+            _ => Done::Other,
+        }
+    }
+}
 
 impl<L> Default for Source<L> {
     fn default() -> Self {

@@ -51,6 +51,7 @@ pub struct IoOp<'a, F> {
     skip: bool,    // the first try is known to block (a short read emptied the socket)
     op: F,
 }
+// ANCHOR_END: io_op
 
 impl<T, F> std::future::Future for IoOp<'_, F>
 where
@@ -58,6 +59,7 @@ where
 {
     type Output = io::Result<T>;
 
+    // ANCHOR: io_op_poll
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
         loop {
@@ -106,9 +108,11 @@ where
             }
         }
     }
+    // ANCHOR_END: io_op_poll
 }
 
 impl<F> Drop for IoOp<'_, F> {
+    // ANCHOR: io_op_drop
     /// A future dropped while waiting (its task was cancelled) removes its waiter at once.
     fn drop(&mut self) {
         if self.waiting {
@@ -116,8 +120,8 @@ impl<F> Drop for IoOp<'_, F> {
             drop(self.lp.remove_waiter(self.fd, self.interest, false));
         }
     }
+    // ANCHOR_END: io_op_drop
 }
-// ANCHOR_END: io_op
 
 impl EventLoop {
     fn io_op<T, F>(&self, fd: RawFd, interest: Interest, op: F) -> IoOp<'_, F>
