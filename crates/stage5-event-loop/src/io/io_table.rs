@@ -3,6 +3,10 @@
 //! 000/004, "网络IO的回调注册", asyncio's `selector_events.py`: `_add_reader`,
 //! `_remove_reader`, `_process_events`).
 //!
+//! The file is over 300 lines because the table's invariants (the registration, the cached
+//! readiness, the re-arm, release and check lists) are kept by these methods together;
+//! split, each part would need the others' fields.
+//!
 //! asyncio's selector is *level-triggered*: a reader is called in every iteration while its
 //! descriptor is readable. mio is *edge-triggered*. This table bridges the two:
 //!
@@ -39,10 +43,6 @@
 //! loop is about to sleep, or after [`PATIENCE`] selects, is checked with one
 //! `EPOLL_CTL_MOD` (`check_waits`). The number cannot have changed hands *during* the
 //! wait: the operation borrows its socket.
-//!
-//! The file is over 300 lines because the table's invariants (the registration, the cached
-//! readiness, the re-arm, release and check lists) are kept by these methods together;
-//! split, each part would need the others' fields.
 //!
 //! Generic over the loop `L` of the callbacks' handles; it knows the selector and nothing
 //! above. What changed since stage 4: stage 4 registered a socket for every wait and
