@@ -35,7 +35,8 @@ pub fn emit(event: Event) {
     if let Event::Iteration(n) = event {
         ITERATION.set(Some(n));
     }
-    if event.is_printed() && console::tracing() {
+    // `console::trace` prints only if the console traces: no need to ask it first.
+    if event.is_printed() {
         match ITERATION.get() {
             Some(n) => console::trace(format_args!("[{n}] {event}")),
             None => console::trace(format_args!("{event}")),

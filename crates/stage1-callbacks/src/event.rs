@@ -1,6 +1,7 @@
-//! The scheduler's steps as data (book introduction, "Reading a trace"; chapter 1,
-//! "Watching the scheduler"). No seed section: the seed's schedulers print nothing about
-//! themselves; this is the project's own instrument, shared by every stage.
+//! The scheduler's steps as data (book introduction, "Reading a trace"; chapter 1, "The
+//! heap and its tie-breaker", its first trace). No seed section: the seed's schedulers
+//! print nothing about themselves; this is the project's own instrument, shared by every
+//! stage.
 //!
 //! A scheduler reports each step it takes (queue a callback, run it, sleep until a
 //! deadline, wake a task, ...) as one [`Event`], through [`event!`](macro@crate::event). The

@@ -1,5 +1,5 @@
-//! Recording a run for its timeline (book introduction, "The output contract",
-//! `--timeline`). No seed section: the project's own instrument.
+//! Recording a run for its timeline (book introduction, "Timelines", `--timeline`). No
+//! seed section: the project's own instrument.
 //!
 //! While a recording is on (this thread's, like the console), every [`Event`] a scheduler
 //! reports and every line the program says is kept with the time it happened at, read from
@@ -85,14 +85,18 @@ pub fn stop() -> Records {
     RECORDING.with(|r| r.borrow_mut().take().map(|r| r.records).unwrap_or_default())
 }
 
-/// True while a recording is on.
-pub fn recording() -> bool {
-    RECORDING.with(|r| r.borrow().is_some())
+/// True while a recording is on: the flag `start` sets and `stop` clears, one `Cell` read
+/// where the recording itself would need a `RefCell` borrow.
+fn recording() -> bool {
+    LISTENING.with(|l| l.get() & RECORD != 0)
 }
 
 /// Keep `event`, stamped with the recording's clock; nothing happens when no recording is
-/// on.
+/// on (then it costs one flag read: the trace alone calls this for every event).
 pub fn record(event: Event) {
+    if !recording() {
+        return;
+    }
     RECORDING.with(|r| {
         if let Some(recording) = r.borrow_mut().as_mut() {
             let records = &mut recording.records;

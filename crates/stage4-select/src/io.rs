@@ -17,7 +17,8 @@
 //! part of the data). [`WaitIo::sendall`] loops until every byte is written.
 //!
 //! What changed from stage 3: the same names as stage 2's polling `io` functions, now
-//! methods of the scheduler (as in the seed), and no `sleep` anywhere.
+//! methods of any scheduler that can wait ([`WaitIo`]; the seed's are its scheduler's),
+//! and no `sleep` anywhere.
 //!
 //! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the seed's
 //! `read_wait` and `write_wait`. Stage 4's [`Scheduler`] implements it; so does stage 5's
@@ -146,7 +147,10 @@ async fn retry<S: WaitIo, T>(
     loop {
         s.wait(source, interest).await?;
         match op() {
+            // Not ready after all (another reader got there first, a spurious wake-up), or
+            // a signal interrupted the call: wait again.
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+            // Done, or failed for real: either is the caller's answer.
             result => return result,
         }
     }

@@ -79,8 +79,8 @@ impl WaitIo for EventLoop {
         self.wait_once(source.as_raw_fd(), Interest::Write, callback)
     }
 }
-
 // ANCHOR_END: wait_io
+
 impl EventLoop {
     // ANCHOR: wait_once
     /// Stage 4's one-shot wait, as a reader (or writer) that removes itself before it
@@ -100,19 +100,19 @@ impl EventLoop {
         }
         let mut callback = Some(callback);
         let handle = Handle::new_repeating(self.next_handle_id(), move |lp: &EventLoop| {
-            // Once: the registration stays until the next select, for the next wait.
+            // Once: the registration stays until the next select, for the next wait. The
+            // waiter taken out is this very handle, running now: nothing to cancel.
             drop(lp.remove_waiter(fd, interest, true));
             if let Some(callback) = callback.take() {
                 callback(lp);
             }
         });
-        let (name, id) = (interest.name(), handle.trace_id());
         loop_event!(
             self,
             stage1::Event::IoWait {
                 fd,
-                interest: name,
-                id
+                interest: interest.name(),
+                id: handle.trace_id()
             }
         );
         self.add_waiter(fd, interest, Waiter::Callback(handle))?;

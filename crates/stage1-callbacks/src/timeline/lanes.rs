@@ -124,17 +124,13 @@ impl Reader {
                 let lane = self.adopt(id);
                 self.bar(lane, at, due, BarKind::Sleep);
             }
-            Event::Run { id } => {
+            // A callback runs, or a task takes a step: the same dot on its lane.
+            Event::Run { id } | Event::Step { task: id } => {
                 self.end_idle(at);
                 let lane = self.lane(id);
                 self.run(lane, at);
             }
             Event::NewTask { task } => self.pending = Some(self.lane(task)),
-            Event::Step { task } => {
-                self.end_idle(at);
-                let lane = self.lane(task);
-                self.run(lane, at);
-            }
             Event::Finished { task } => {
                 let lane = self.lane(task);
                 self.timeline.lanes[lane].finished = Some(at);

@@ -28,8 +28,13 @@ struct Canvas {
 }
 
 impl Canvas {
+    /// Where the time `secs` seconds after the start is drawn.
+    fn x_secs(&self, secs: f64) -> f64 {
+        X0 + secs / self.span * (X1 - X0)
+    }
+
     fn x(&self, at: Duration) -> f64 {
-        X0 + at.as_secs_f64() / self.span * (X1 - X0)
+        self.x_secs(at.as_secs_f64())
     }
 
     fn lane(&mut self, lane: &Lane, y: f64, idle: bool) {
@@ -151,7 +156,7 @@ impl Canvas {
             if t > end + step * 1e-6 {
                 break;
             }
-            let x = X0 + t / self.span * (X1 - X0);
+            let x = self.x_secs(t);
             let out = &mut self.out;
             writeln!(
                 out,

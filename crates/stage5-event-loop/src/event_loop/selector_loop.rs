@@ -232,8 +232,9 @@ impl EventLoop {
         drop(stale); // outside the borrow: a waker's drop may look at the loop
     }
 
-    /// The selector's counters.
-    pub(crate) fn with_selector_stats(&self) -> SelectorStats {
+    /// The selector's counters: how many registrations, re-arms and deregistrations the
+    /// loop's I/O has cost so far.
+    pub fn selector_stats(&self) -> SelectorStats {
         self.inner.selector.borrow().stats()
     }
 

@@ -3,18 +3,30 @@
 //! 000/004, "网络IO的回调注册", asyncio's `selector_events.py`: `_add_reader`,
 //! `_remove_reader`, `_process_events`).
 //!
+//! The file is over 300 lines because the table's invariants (the registration, the cached
+//! readiness, the re-arm, release and check lists) are kept by these methods together;
+//! split, each part would need the others' fields.
+//!
 //! asyncio's selector is *level-triggered*: a reader is called in every iteration while its
 //! descriptor is readable. mio is *edge-triggered*. This table bridges the two:
 //!
-//! - a descriptor is registered with the selector when it first gets a waiter, for both
-//!   directions, and stays registered while it has one (and, after a socket operation,
-//!   until the next `select`: the same task usually waits on the same socket again);
+//! - a descriptor is registered with the selector when it first gets a waiter, for the
+//!   direction asked; a waiter in the other direction widens the registration, which is
+//!   never narrowed (a stray edge costs less than a system call). It stays registered
+//!   while it has a waiter (and, after a socket operation, until the next `select`: the
+//!   same task usually waits on the same socket again);
 //! - who is interested (reader, writer) is tracked here, not in epoll;
 //! - each descriptor caches what the edges said (`readable`, `writable`): set by an event,
 //!   cleared when the loop's own socket operations see `WouldBlock`;
 //! - after a waiter was dispatched, the descriptor is *re-armed* before the next `select`
 //!   (`EPOLL_CTL_MOD` makes epoll report it again if it is still ready), unless a socket
-//!   operation has meanwhile seen `WouldBlock`: then the next edge will come by itself.
+//!   operation has meanwhile seen `WouldBlock`: then the next edge will come by itself;
+//! - a read that came back shorter than asked ([`Done::Drained`]) emptied the socket: the
+//!   descriptor is marked `drained`, and the next read waits without trying, until an
+//!   edge says there is more (tokio skips the same try);
+//! - at the end of a stream ([`Done::Ended`]) the registration goes at once, not at the
+//!   next `select`: the socket is about to be closed, and a new one may get its number
+//!   before then.
 //!
 //! The table cannot see a descriptor being closed: the kernel drops a closed socket from
 //! epoll by itself, and a new socket may get the same number at once. So whenever a
@@ -31,10 +43,6 @@
 //! loop is about to sleep, or after [`PATIENCE`] selects, is checked with one
 //! `EPOLL_CTL_MOD` (`check_waits`). The number cannot have changed hands *during* the
 //! wait: the operation borrows its socket.
-//!
-//! The file is over 300 lines because the table's invariants (the registration, the cached
-//! readiness, the re-arm, release and check lists) are kept by these methods together;
-//! split, each part would need the others' fields.
 //!
 //! Generic over the loop `L` of the callbacks' handles; it knows the selector and nothing
 //! above. What changed since stage 4: stage 4 registered a socket for every wait and
@@ -80,17 +88,6 @@ pub enum Done {
     Ended,
 }
 
-impl Done {
-    /// What a read of `n` bytes, `asked` for, says.
-    pub fn read(n: usize, asked: usize) -> Done {
-        match n {
-            0 if asked > 0 => Done::Ended,
-            n if n < asked => Done::Drained,
-            _ => Done::Other,
-        }
-    }
-}
-
 /// What the loop knows about one file descriptor.
 struct Source<L> {
     reader: Option<Waiter<L>>,
@@ -113,6 +110,17 @@ pub struct IoTable<L> {
     waiters: usize,                    // readers + writers installed
 }
 // ANCHOR_END: source
+
+impl Done {
+    /// What a read of `n` bytes, `asked` for, says.
+    pub fn read(n: usize, asked: usize) -> Done {
+        match n {
+            0 if asked > 0 => Done::Ended,
+            n if n < asked => Done::Drained,
+            _ => Done::Other,
+        }
+    }
+}
 
 impl<L> Default for Source<L> {
     fn default() -> Self {
@@ -165,6 +173,14 @@ impl<L> Source<L> {
         }
     }
 
+    /// Forget what the edges said, for a registration or re-arm: that reports the
+    /// descriptor again if it is still ready.
+    fn clear_readiness(&mut self) {
+        self.readable = false;
+        self.writable = false;
+        self.drained = false;
+    }
+
     fn idle(&self) -> bool {
         self.reader.is_none() && self.writer.is_none()
     }
@@ -183,6 +199,10 @@ impl<L> IoTable<L> {
     /// How many readers and writers are installed.
     pub fn waiters(&self) -> usize {
         self.waiters
+    }
+
+    fn source(&self, fd: RawFd) -> Option<&Source<L>> {
+        self.sources.get(usize::try_from(fd).ok()?)
     }
 
     fn source_mut(&mut self, fd: RawFd) -> Option<&mut Source<L>> {
@@ -243,9 +263,7 @@ impl<L> IoTable<L> {
         source.registered = Some(registered);
         // Whatever was cached was seen before this (re-)registration, which reports the
         // descriptor again if it is still ready.
-        source.readable = false;
-        source.writable = false;
-        source.drained = false;
+        source.clear_readiness();
         source.unchecked = None; // checked just now
         let old = source.slot(interest).replace(waiter);
         if old.is_none() {
@@ -271,7 +289,6 @@ impl<L> IoTable<L> {
         waker: &Waker,
     ) -> io::Result<Option<Waiter<L>>> {
         let wanted = mio_interest(interest);
-        let select = select_number(selector);
         if let Some(source) = self.source_mut(fd)
             && source
                 .registered
@@ -288,6 +305,7 @@ impl<L> IoTable<L> {
             }
             let old = slot.replace(Waiter::Task(waker.clone()));
             if source.unchecked.is_none() {
+                let select = select_number(selector);
                 source.unchecked = Some(select);
                 self.unchecked.push_back((fd, select));
             }
@@ -338,9 +356,7 @@ impl<L> IoTable<L> {
                     }
                 }
                 // Confirmed or registered afresh: epoll reports it if it is ready now.
-                source.readable = false;
-                source.writable = false;
-                source.drained = false;
+                source.clear_readiness();
             }
             self.unchecked.pop_front(); // checked, or stale: checked or idle since
         }
@@ -375,8 +391,7 @@ impl<L> IoTable<L> {
     /// True if a short read emptied `fd` and no edge has come since.
     #[inline]
     pub fn is_drained(&self, fd: RawFd) -> bool {
-        let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
-        source.is_some_and(|s| s.drained)
+        self.source(fd).is_some_and(|s| s.drained)
     }
 
     /// Take `fd`'s waiter in direction `interest` out. With `release` the registration
@@ -432,11 +447,16 @@ impl<L> IoTable<L> {
         waited: bool,
         done: Option<Done>,
     ) -> Option<Waiter<L>> {
+        // Only a success that leaves the socket open keeps the registration for the next
+        // select; at the end of the stream or after an error it goes now.
+        let release = matches!(done, Some(Done::Other | Done::Drained));
         let old = match waited {
-            true => self.remove(selector, fd, interest, done.is_some()),
+            true => self.remove(selector, fd, interest, release),
             false => None,
         };
         match done {
+            // A waiter taken out just now went with its registration; without one, the
+            // registration an earlier operation kept goes now.
             Some(Done::Ended) => self.release_now(selector, fd),
             Some(Done::Drained) => self.read_drained(fd),
             Some(Done::Other) | None => {}
@@ -483,8 +503,7 @@ impl<L> IoTable<L> {
 
     /// True if `fd` has a waiter in direction `interest`.
     pub fn has(&self, fd: RawFd, interest: Interest) -> bool {
-        let source = usize::try_from(fd).ok().and_then(|i| self.sources.get(i));
-        source.is_some_and(|s| match interest {
+        self.source(fd).is_some_and(|s| match interest {
             Interest::Read => s.reader.is_some(),
             Interest::Write => s.writer.is_some(),
         })
@@ -495,13 +514,16 @@ impl<L> IoTable<L> {
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
     pub fn before_select(&mut self, selector: &mut Selector) {
-        for fd in std::mem::take(&mut self.release) {
+        let mut release = std::mem::take(&mut self.release);
+        for &fd in &release {
             let source = &mut self.sources[fd as usize];
             source.release = false;
             if source.registered.is_some() && source.idle() {
                 self.deregister(selector, fd); // nobody took it back
             }
         }
+        release.clear();
+        self.release = release; // keep the capacity
         let mut rearm = std::mem::take(&mut self.rearm);
         for &fd in &rearm {
             let source = &mut self.sources[fd as usize];
@@ -509,9 +531,7 @@ impl<L> IoTable<L> {
             if let Some(known) = source.registered
                 && source.needs_rearm()
             {
-                source.readable = false;
-                source.writable = false;
-                source.drained = false;
+                source.clear_readiness();
                 // Closed under our feet: nothing will ever be reported for it again, and
                 // the next waiter's `add` registers whatever has the number then.
                 if selector.reregister(fd, known).is_err() {
@@ -829,6 +849,31 @@ mod tests {
         let (mut ready, mut wake) = (Vec::new(), Vec::new());
         table.process_events(&selector, &mut ready, &mut wake);
         assert!(!table.is_drained(fd), "an edge came since");
+    }
+
+    #[test]
+    fn the_end_of_a_stream_deregisters_at_once_and_leaves_nothing_for_the_next_select() {
+        let mut selector = Selector::new().unwrap();
+        let mut table: IoTable<()> = IoTable::default();
+        let (a, _peer) = pair();
+        let fd = a.as_raw_fd();
+        table
+            .add(&mut selector, fd, Interest::Read, task())
+            .unwrap();
+        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Other));
+        assert!(
+            !table.quiet(),
+            "a success keeps the registration until the select"
+        );
+        assert_eq!(selector.stats().deregisters, 0);
+        table.before_select(&mut selector); // nobody took it back: deregistered
+        assert!(table.quiet());
+        table
+            .add(&mut selector, fd, Interest::Read, task())
+            .unwrap();
+        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Ended));
+        assert_eq!(selector.stats().deregisters, 2, "gone now");
+        assert!(table.quiet(), "nothing left to release");
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //!
 //! asyncio layers its loops: `BaseEventLoop` (chapter 5), then `BaseSelectorEventLoop`,
 //! which adds the selector, readers and writers, the self-pipe and the `sock_*`
-//! operations, then the Unix loop, which adds signals. Here the first three files are the
-//! loop-agnostic parts the event loop owns (each generic over the loop, each tested on its
-//! own); the rest are the loop's faces, `impl EventLoop` blocks that use them.
+//! operations, then the Unix loop, which adds signals. Here the first four modules below
+//! are the parts the event loop owns, which know nothing of it: the selector, and three
+//! generic over the loop whose callbacks they hold (the I/O table, the self-pipe's queue,
+//! the signal table); the rest are the loop's faces, `impl EventLoop` blocks that use
+//! them.
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |

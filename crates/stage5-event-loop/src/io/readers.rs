@@ -20,7 +20,6 @@ use stage4::Interest;
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
 use crate::io::io_table::Waiter;
-use crate::io::selector::SelectorStats;
 
 impl EventLoop {
     // ANCHOR: add_reader
@@ -104,11 +103,5 @@ impl EventLoop {
     /// True if `fd` has a writer (or a task waiting to write).
     pub fn has_writer(&self, fd: RawFd) -> bool {
         self.has_waiter(fd, Interest::Write)
-    }
-
-    /// The selector's counters: how many registrations, re-arms and deregistrations the
-    /// loop's I/O has cost so far.
-    pub fn selector_stats(&self) -> SelectorStats {
-        self.with_selector_stats()
     }
 }

@@ -11,9 +11,9 @@
 //!
 //! What changed since stage 4: stage 4's [`stage4::MioSelector`] registered a socket for
 //! every wait and removed it when the wait fired, one-shot. This selector knows nothing
-//! about waits: the loop registers a file descriptor once, for reading and writing, keeps
-//! the registration, and tracks which direction anyone is interested in itself
-//! (`io_table.rs`). Which is why it is not an implementation of stage 4's `Selector` trait:
+//! about waits: the loop registers a file descriptor once, for the direction first asked,
+//! widens the registration when the other direction joins (never narrows it), keeps it,
+//! and tracks which direction anyone is interested in itself (`io_table.rs`). Which is why it is not an implementation of stage 4's `Selector` trait:
 //! that trait's contract *is* the one-shot wait.
 
 use std::io;

@@ -28,9 +28,6 @@ use crate::event_loop::{EventLoop, ExceptionContext, Handle, TimerHandle};
 /// `constants.ACCEPT_RETRY_DELAY`), in seconds.
 pub const ACCEPT_RETRY_DELAY: f64 = 1.0;
 
-/// asyncio's default `backlog`: how many connections a server accepts per readiness event.
-pub const DEFAULT_BACKLOG: usize = 100;
-
 /// A listening socket the loop accepts connections on (asyncio's `Server`).
 #[derive(Clone)]
 pub struct Server {
@@ -114,7 +111,7 @@ impl Server {
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::ConnectionAborted => {}
                 // Out of descriptors or memory: pause (asyncio's `except OSError`).
-                Err(e) if out_of_resources(&e) => return self.pause(lp, e),
+                Err(e) if stage1::net::out_of_resources(&e) => return self.pause(lp, e),
                 // Anything else: report it, and wait for the next readiness event.
                 Err(e) => {
                     lp.call_exception_handler(&ExceptionContext {
@@ -185,14 +182,6 @@ impl Server {
     pub fn listener(&self) -> &TcpListener {
         &self.inner.listener
     }
-}
-
-/// The `accept` errors asyncio pauses on: EMFILE, ENFILE, ENOBUFS, ENOMEM.
-fn out_of_resources(error: &io::Error) -> bool {
-    matches!(
-        error.raw_os_error(),
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-    )
 }
 
 impl std::fmt::Debug for Server {

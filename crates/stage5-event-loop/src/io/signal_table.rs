@@ -18,15 +18,9 @@
 //! the flag says which signal it was. The loop's self-pipe reader drains the bytes and
 //! queues the handler of every signal whose flag [`SignalTable::arrived`] finds set.
 //!
-//! Generic over the loop `L` of the handlers; the loop's face (`signals.rs`) is above.
-//!
-//! Deviations: two deliveries of one signal before the loop reads them run the handler
-//! once (asyncio's bytes would run it twice; the OS itself merges pending signals the same
-//! way); signal-hook cannot uninstall its process-wide handler, so removing the last
-//! handler of a signal makes an action emulate the default disposition instead (a
-//! `SIGINT` then terminates the process, as asyncio's restored `default_int_handler`
-//! raises `KeyboardInterrupt`). `SIGKILL` and `SIGSTOP` cannot be caught; signal-hook also
-//! refuses `SIGILL`, `SIGFPE` and `SIGSEGV`; real-time signals are not supported.
+//! Generic over the loop `L` of the handlers; the loop's face (`signals.rs`) is above. Where
+//! this differs from asyncio (merged deliveries, the default disposition emulated, the
+//! signals that cannot be handled) is listed once, in `signals.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::fd::OwnedFd;
@@ -89,14 +83,14 @@ pub fn check_signal(sig: i32) -> Result<(), Error> {
 impl<L> SignalTable<L> {
     // ANCHOR: add
     /// Handle `sig` with `handle`: a handler already there is replaced (and returned);
-    /// otherwise the OS-level actions are installed: a flag, then a byte into `pipe`.
+    /// otherwise the OS-level actions are installed: a flag, then a byte into `pipe`. The
+    /// caller checked `sig` ([`check_signal`]).
     pub fn add(
         &mut self,
         sig: i32,
         handle: Handle<L>,
         pipe: Socket,
     ) -> Result<Option<Handle<L>>, Error> {
-        check_signal(sig)?;
         if let Some(old) = self.handlers.get_mut(&sig) {
             return Ok(Some(std::mem::replace(&mut old.handle, handle)));
         }

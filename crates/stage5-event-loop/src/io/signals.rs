@@ -8,8 +8,8 @@
 //! runs on the loop's thread like any callback, in step 5.
 //!
 //! Deviations from asyncio, each forced by the platform or by signal-hook: two deliveries
-//! of one signal before the loop reads them run the handler once (the OS itself merges
-//! pending signals the same way); signal-hook cannot uninstall its process-wide handler, so
+//! of one signal before the loop reads them run the handler once (asyncio's bytes would
+//! run it twice; the OS itself merges pending signals the same way); signal-hook cannot uninstall its process-wide handler, so
 //! removing the last handler of a signal makes an action emulate the default disposition
 //! instead (a `SIGINT` then terminates the process, as asyncio's restored
 //! `default_int_handler` raises `KeyboardInterrupt`). `SIGKILL` and `SIGSTOP` cannot be

@@ -51,6 +51,7 @@ pub struct IoOp<'a, F> {
     skip: bool,    // the first try is known to block (a short read emptied the socket)
     op: F,
 }
+// ANCHOR_END: io_op
 
 impl<T, F> std::future::Future for IoOp<'_, F>
 where
@@ -58,6 +59,7 @@ where
 {
     type Output = io::Result<T>;
 
+    // ANCHOR: io_op_poll
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
         loop {
@@ -74,22 +76,30 @@ where
                     if let Err(error) = this.lp.wait_io(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
-                    if let Some(id) = current_task() {
+                    // `loop_event!` by hand: the task's number is looked up only when
+                    // someone listens.
+                    if stage1::emit::enabled()
+                        && let Some(id) = current_task()
+                    {
                         let (fd, interest) = (this.fd, this.interest.name());
-                        loop_event!(this.lp, Event::IoWait { fd, interest, id });
+                        this.lp.report(Event::IoWait { fd, interest, id });
                     }
                     this.waiting = true;
                     return Poll::Pending;
                 }
-                // Done, with a result or with an error: either ends the operation. The
-                // same task usually waits on the same socket again at once: a waiter's
-                // registration stays until the next select. After an error the socket is
-                // about to be closed: it goes now.
+                // Done: the operation ends, and the table hears what it learned. A
+                // waiter's registration stays until the next select (the same task
+                // usually waits on the same socket again at once); at the end of the
+                // stream the registration goes now, waited or not (the socket is about
+                // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp.io_done(this.fd, this.interest, waited, Some(done));
                     return Poll::Ready(Ok(value));
                 }
+                // Failed for real (reset, refused, a bad descriptor): the operation ends
+                // with the error. The socket is about to be closed: if the operation
+                // waited, its registration goes now, unless another waiter still uses it.
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp.io_done(this.fd, this.interest, waited, None);
@@ -98,17 +108,20 @@ where
             }
         }
     }
+    // ANCHOR_END: io_op_poll
 }
 
 impl<F> Drop for IoOp<'_, F> {
+    // ANCHOR: io_op_drop
     /// A future dropped while waiting (its task was cancelled) removes its waiter at once.
     fn drop(&mut self) {
         if self.waiting {
+            // The waiter taken out is our own waker: nothing to cancel or wake.
             drop(self.lp.remove_waiter(self.fd, self.interest, false));
         }
     }
+    // ANCHOR_END: io_op_drop
 }
-// ANCHOR_END: io_op
 
 impl EventLoop {
     fn io_op<T, F>(&self, fd: RawFd, interest: Interest, op: F) -> IoOp<'_, F>
@@ -201,8 +214,8 @@ impl EventLoop {
         self.new_socket(&stream)?;
         Ok((stream, peer))
     }
-
     // ANCHOR_END: sock_accept
+
     /// Connect `sock` (non-blocking) to `addr` (asyncio's `sock_connect`): start the
     /// connection, wait until the socket is writable, and report the connection's error
     /// if there is one.

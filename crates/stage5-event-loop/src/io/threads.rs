@@ -35,15 +35,23 @@ impl LoopHandle {
         &self,
         callback: impl FnOnce(&EventLoop) + Send + 'static,
     ) -> Result<(), Error> {
-        self.remote
-            .push(Remote::Call(Box::new(callback)))
-            .map_err(|_refused| Error::Closed)
+        push_call(&self.remote, callback)
     }
 
     /// Wake the loop without queueing anything (asyncio's `_write_to_self`).
     pub fn write_to_self(&self) {
         self.remote.write_to_self();
     }
+}
+
+/// Queue `callback` for the loop's thread; a closed loop's queue gives it back, refused.
+fn push_call(
+    remote: &RemoteQueue<EventLoop>,
+    callback: impl FnOnce(&EventLoop) + Send + 'static,
+) -> Result<(), Error> {
+    remote
+        .push(Remote::Call(Box::new(callback)))
+        .map_err(|_refused| Error::Closed)
 }
 // ANCHOR_END: loop_handle
 
@@ -85,9 +93,7 @@ impl EventLoop {
         callback: impl FnOnce(&EventLoop) + Send + 'static,
     ) -> Result<(), Error> {
         self.check_closed()?;
-        self.remote()
-            .push(Remote::Call(Box::new(callback)))
-            .map_err(|_refused| Error::Closed)
+        push_call(self.remote(), callback)
     }
 }
 
