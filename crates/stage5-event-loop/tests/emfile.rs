@@ -74,7 +74,10 @@ fn step_until(lp: &EventLoop, what: &str, mut done: impl FnMut(&EventLoop) -> bo
 
 /// Wait, for real, until the kernel has delivered to `fd` what the test just did.
 fn delivered(fd: &impl std::os::fd::AsFd, what: &str) {
-    assert!(wait_readable(fd, DELIVERY).unwrap(), "{what}: not delivered");
+    assert!(
+        wait_readable(fd, DELIVERY).unwrap(),
+        "{what}: not delivered"
+    );
 }
 
 /// The child, with at most 64 descriptors: connection A is served; the table is filled

@@ -198,7 +198,9 @@ mod tests {
         let mut running = ChildTest::new(test, CHILD, Duration::from_secs(120))
             .spawn()
             .unwrap();
-        running.stderr_line(|l| l.contains("child: started")).unwrap();
+        running
+            .stderr_line(|l| l.contains("child: started"))
+            .unwrap();
         let pid = running.pid();
         drop(running);
         // Killed and reaped: no process by that id any more (and none has taken it yet).
