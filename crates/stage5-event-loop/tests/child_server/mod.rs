@@ -34,11 +34,7 @@ pub fn serve(loops: usize, grace: f64) {
     let options = Options::default(); // plain lines on standard output, as with no flags
     let clock = options.install();
     let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let listener: TcpListener = match loops {
-        1 => stage1::net::listen(any_port),
-        _ => stage1::net::listen_reuse_port(any_port),
-    }
-    .unwrap();
+    let listener: TcpListener = Settings::listen(any_port, loops).unwrap();
     eprintln!("listening on {}", listener.local_addr().unwrap());
     let config = Config {
         settings: Settings {
