@@ -20,5 +20,6 @@ fi
 mdbook build docs >/dev/null 2>&1 || mdbook build docs # a failed build shows its log
 screens=target/book-screens
 rm -rf "$screens"
-# Bounded: a browser that hangs is stopped after five minutes, whatever the driver waits for.
-timeout 300 python3 scripts/check_book.py docs/book "$screens" "$chromium"
+# Bounded: a browser that hangs is stopped after fifteen minutes, whatever the driver waits
+# for: a bound only, long enough that a slow, loaded two-core runner is not taken for a hang.
+timeout 900 python3 scripts/check_book.py docs/book "$screens" "$chromium"

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 #[path = "support/tree.rs"]
 mod tree;
 
-use tree::{files, root, stages};
+use tree::{files, includes, module_doc, root, stages};
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
@@ -20,12 +20,6 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 /// A file's code: what comes before its unit tests.
 fn code(text: &str) -> &str {
     text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
-}
-
-/// The leading `//!` lines of a file, as one line of text.
-fn module_doc(text: &str) -> String {
-    let lines = text.lines().map_while(|l| l.strip_prefix("//!"));
-    lines.map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 fn rel(path: &Path) -> String {
@@ -178,6 +172,18 @@ fn crate_paths(code: &str) -> Vec<String> {
     paths
 }
 
+/// `code` of module `module` with every `super::` written from the crate root, so that an
+/// upward import through `super::` is checked like one through `crate::`.
+fn absolute(code: &str, module: &str) -> String {
+    let parent = module.rsplit_once("::").map_or("", |(parent, _)| parent);
+    let root = if parent.is_empty() {
+        "crate::".to_owned()
+    } else {
+        format!("crate::{parent}::")
+    };
+    code.replace("super::", &root)
+}
+
 /// The module (from `layers`) a path lands in: its longest known prefix.
 fn module_of<'a>(path: &str, layers: &BTreeMap<&'a str, u32>) -> Option<&'a str> {
     let parts: Vec<&str> = path.split("::").collect();
@@ -211,7 +217,7 @@ fn stage5_modules_import_only_downward() {
         };
         seen.insert(module.clone());
         let text = fs::read_to_string(&file).unwrap();
-        for path in crate_paths(code(&text)) {
+        for path in crate_paths(&absolute(code(&text), &module)) {
             let Some(target) = module_of(&path, &layers) else {
                 upward.push(format!(
                     "{module}: `crate::{path}` goes through the crate root"
@@ -248,6 +254,11 @@ fn the_import_parser_sees_groups_and_paths() {
             "errors::catch"
         ]
     );
+    assert_eq!(
+        absolute("use super::timers::Timers;", "event_loop::run_once"),
+        "use crate::event_loop::timers::Timers;"
+    );
+    assert_eq!(absolute("super::errors::X", "io"), "crate::errors::X");
     let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
     assert_eq!(
         module_of("event_loop::handle::Handle", &layers),
@@ -273,17 +284,11 @@ fn every_anchor_in_the_code_is_included_in_the_book() {
     let mut included = BTreeSet::new();
     for entry in fs::read_dir(root().join("docs/src")).unwrap().flatten() {
         let text = fs::read_to_string(entry.path()).unwrap_or_default();
-        let mut rest = text.as_str();
-        while let Some(i) = rest.find("{{#include ") {
-            let after = &rest[i + "{{#include ".len()..];
-            let end = after.find("}}").unwrap_or(after.len());
-            if let Some((path, anchor)) = after[..end].trim().split_once(':') {
-                let file = root().join("docs/src").join(path);
-                if let Ok(file) = file.canonicalize() {
-                    included.insert((file, anchor.to_owned()));
-                }
+        for (path, anchor) in includes(&text) {
+            let file = root().join("docs/src").join(path);
+            if let (Ok(file), Some(anchor)) = (file.canonicalize(), anchor) {
+                included.insert((file, anchor));
             }
-            rest = &after[end..];
         }
     }
     let mut orphans = Vec::new();

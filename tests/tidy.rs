@@ -12,12 +12,11 @@
 //! checks a plain `cargo test` can make.)
 
 use std::fs;
-use std::path::Path;
 
 #[path = "support/tree.rs"]
 mod tree;
 
-use tree::{files, root, stages};
+use tree::{files, includes, module_doc, root, stages};
 
 #[test]
 fn every_rust_file_under_crates_opens_with_a_module_doc() {
@@ -66,31 +65,6 @@ fn every_stage_ships_the_three_examples() {
             assert!(path.is_file(), "missing {}", path.display());
         }
     }
-}
-
-/// The `{{#include ...}}` directives of a Markdown text: (path, optional anchor).
-fn includes(text: &str) -> Vec<(String, Option<String>)> {
-    let mut found = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{{#include ") {
-        let after = &rest[start + "{{#include ".len()..];
-        // `\{{#include ...}}` is mdBook's escape: text about includes, not an include.
-        if rest[..start].ends_with('\\') {
-            rest = after;
-            continue;
-        }
-        let Some(end) = after.find("}}") else { break };
-        let target = after[..end].trim();
-        let (path, anchor) = match target.split_once(':') {
-            Some((path, anchor)) => (path, Some(anchor)),
-            None => (target, None),
-        };
-        // Line ranges (`file:3:10`, `file:3:`) are not anchors.
-        let anchor = anchor.filter(|a| !a.starts_with(|c: char| c.is_ascii_digit()));
-        found.push((path.to_owned(), anchor.map(str::to_owned)));
-        rest = &after[end..];
-    }
-    found
 }
 
 #[test]
@@ -222,16 +196,6 @@ fn chapter_links(doc: &str) -> Vec<String> {
         .collect()
 }
 
-/// The leading `//!` lines of a file.
-fn module_doc(path: &Path) -> String {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .take_while(|l| l.starts_with("//!"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn every_crate_doc_links_its_chapter_and_the_chapter_exists() {
     let mut libs = vec![("async-from-scratch".to_owned(), root().join("src/lib.rs"))];
@@ -244,7 +208,7 @@ fn every_crate_doc_links_its_chapter_and_the_chapter_exists() {
     assert!(libs.len() > 5, "found only {libs:?}");
     let mut problems = Vec::new();
     for (name, lib) in &libs {
-        let links = chapter_links(&module_doc(lib));
+        let links = chapter_links(&module_doc(&fs::read_to_string(lib).unwrap()));
         let exempt = NOT_YET_LINKED.contains(&name.as_str());
         match (links.is_empty(), exempt) {
             (true, false) => problems.push(format!("{name}: its lib doc links no chapter")),

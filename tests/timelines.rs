@@ -23,21 +23,12 @@ use std::rc::Rc;
 
 use stage1::Clock;
 
+// The example programs and the stages' runners, shared with `examples.rs` and
+// `cross_stage.rs`; the transcript wrappers are not used here.
 #[allow(dead_code)]
-#[path = "../crates/stage1-callbacks/examples/countdown.rs"]
-mod stage1_countdown;
-#[allow(dead_code)]
-#[path = "../crates/stage1-callbacks/examples/producer_consumer.rs"]
-mod stage1_producer_consumer;
-#[allow(dead_code)]
-#[path = "../crates/stage2-generators/examples/countdown.rs"]
-mod stage2_countdown;
-#[allow(dead_code)]
-#[path = "../crates/stage2-generators/examples/producer_consumer.rs"]
-mod stage2_producer_consumer;
-#[allow(dead_code)]
-#[path = "../crates/stage3-tasks/examples/mixed.rs"]
-mod stage3_mixed;
+#[path = "support/stages.rs"]
+mod stages;
+
 #[allow(dead_code)]
 #[path = "../crates/stage4-select/tests/support/scripted_io.rs"]
 mod stage4_scripted_io;
@@ -45,14 +36,10 @@ mod stage4_scripted_io;
 #[path = "../crates/stage5-event-loop/examples/callbacks.rs"]
 mod stage5_callbacks;
 #[allow(dead_code)]
-#[path = "../crates/stage5-event-loop/examples/countdown.rs"]
-mod stage5_countdown;
-#[allow(dead_code)]
 #[path = "../crates/stage5-event-loop/tests/support/old_code.rs"]
 mod stage5_old_code;
-#[allow(dead_code)]
-#[path = "../crates/stage5-event-loop/examples/producer_consumer.rs"]
-mod stage5_producer_consumer;
+
+use stages::{run_stage1, run_stage2, run_stage5};
 
 /// One committed picture: `docs/src/timelines/{file}`, drawn from `run`.
 struct Picture {
@@ -68,47 +55,31 @@ const PICTURES: &[Picture] = &[
         stage: 1,
         example: "countdown",
         file: "stage1-countdown.svg",
-        run: |clock| {
-            let s = stage1::Scheduler::new(clock);
-            stage1_countdown::program(&s);
-            s.run();
-        },
+        run: |clock| run_stage1(clock, stages::stage1_countdown::program),
     },
     Picture {
         stage: 1,
         example: "producer_consumer",
         file: "stage1-producer_consumer.svg",
-        run: |clock| {
-            let s = stage1::Scheduler::new(clock);
-            stage1_producer_consumer::program(&s);
-            s.run();
-        },
+        run: |clock| run_stage1(clock, stages::stage1_producer_consumer::program),
     },
     Picture {
         stage: 2,
         example: "countdown",
         file: "stage2-countdown.svg",
-        run: |clock| {
-            let s = stage2::Scheduler::new(clock);
-            stage2_countdown::program(&s);
-            s.run();
-        },
+        run: |clock| run_stage2(clock, stages::stage2_countdown::program),
     },
     Picture {
         stage: 2,
         example: "producer_consumer",
         file: "stage2-producer_consumer.svg",
-        run: |clock| {
-            let s = stage2::Scheduler::new(clock);
-            stage2_producer_consumer::program(&s);
-            s.run();
-        },
+        run: |clock| run_stage2(clock, stages::stage2_producer_consumer::program),
     },
     Picture {
         stage: 3,
         example: "mixed --concurrent",
         file: "stage3-mixed.svg",
-        run: |clock| stage3_mixed::concurrently(&stage3::Scheduler::new(clock)),
+        run: |clock| stages::stage3_mixed::concurrently(&stage3::Scheduler::new(clock)),
     },
     Picture {
         stage: 4,
@@ -129,19 +100,13 @@ const PICTURES: &[Picture] = &[
         stage: 5,
         example: "countdown",
         file: "stage5-countdown.svg",
-        run: |clock| {
-            stage5::run(clock, |lp| stage5_countdown::program(lp.clone()))
-                .expect("the program runs to its end");
-        },
+        run: |clock| run_stage5(clock, stages::stage5_countdown::program),
     },
     Picture {
         stage: 5,
         example: "producer_consumer",
         file: "stage5-producer_consumer.svg",
-        run: |clock| {
-            stage5::run(clock, |lp| stage5_producer_consumer::program(lp.clone()))
-                .expect("the program runs to its end");
-        },
+        run: |clock| run_stage5(clock, stages::stage5_producer_consumer::program),
     },
     Picture {
         stage: 5,

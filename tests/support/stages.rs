@@ -3,9 +3,14 @@
 //! snapshots of every stage's examples (`examples.rs`) and the stages side by side
 //! (`cross_stage.rs`).
 //!
-//! Each runner makes the stage's scheduler on the virtual clock (inside the transcript, so
-//! that it sees `--trace`), lets the program schedule its work, and runs the scheduler to
-//! the end, as the example's own `main` does.
+//! Each runner (`run_stageN`) makes the stage's scheduler on the clock it is given, lets the
+//! program schedule its work, and runs the scheduler to the end, as the example's own
+//! `main` does; `stageN` runs it on the virtual clock inside the transcript (so that it
+//! sees `--trace`). The book's timeline pictures (`timelines.rs`) use the runners too.
+
+use std::rc::Rc;
+
+use stage1::Clock;
 
 #[allow(dead_code)]
 #[path = "../../crates/stage1-callbacks/examples/countdown.rs"]
@@ -42,38 +47,53 @@ pub mod stage5_countdown;
 pub mod stage5_producer_consumer;
 
 /// Stage 1's scheduler (and stage 3's, which is the same): schedule, then run.
+pub fn run_stage1(clock: Rc<dyn Clock>, program: fn(&stage1::Scheduler)) {
+    let s = stage1::Scheduler::new(clock);
+    program(&s);
+    s.run();
+}
+
+/// [`run_stage1`] on the virtual clock, in a transcript.
 pub fn stage1(trace: bool, program: fn(&stage1::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| {
-        let s = stage1::Scheduler::new(clock);
-        program(&s);
-        s.run();
-    })
+    stage1::transcript(trace, |clock| run_stage1(clock, program))
 }
 
 /// Stage 2's coroutine scheduler.
+pub fn run_stage2(clock: Rc<dyn Clock>, program: fn(&stage2::Scheduler)) {
+    let s = stage2::Scheduler::new(clock);
+    program(&s);
+    s.run();
+}
+
+/// [`run_stage2`] on the virtual clock, in a transcript.
 pub fn stage2(trace: bool, program: fn(&stage2::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| {
-        let s = stage2::Scheduler::new(clock);
-        program(&s);
-        s.run();
-    })
+    stage1::transcript(trace, |clock| run_stage2(clock, program))
 }
 
 /// Stage 4's scheduler with a selector.
+pub fn run_stage4(clock: Rc<dyn Clock>, program: fn(&stage4::Scheduler)) {
+    let s = stage4::Scheduler::new(clock).expect("a selector");
+    program(&s);
+    s.run().expect("no I/O errors without sockets");
+}
+
+/// [`run_stage4`] on the virtual clock, in a transcript.
 pub fn stage4(trace: bool, program: fn(&stage4::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| {
-        let s = stage4::Scheduler::new(clock).expect("a selector");
-        program(&s);
-        s.run().expect("no I/O errors without sockets");
-    })
+    stage1::transcript(trace, |clock| run_stage4(clock, program))
 }
 
 /// Stage 5: `asyncio.run(main())`, as the example's `main` does.
+pub fn run_stage5<F>(clock: Rc<dyn Clock>, main: fn(stage5::EventLoop) -> F)
+where
+    F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
+{
+    stage5::run(clock, |lp| main(lp.clone())).expect("the program runs to completion");
+}
+
+/// [`run_stage5`] on the virtual clock, in a transcript.
 pub fn stage5<F>(trace: bool, main: fn(stage5::EventLoop) -> F) -> String
 where
     F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
 {
-    stage1::transcript(trace, |clock| {
-        stage5::run(clock, |lp| main(lp.clone())).expect("the program runs to completion");
-    })
+    stage1::transcript(trace, |clock| run_stage5(clock, main))
 }

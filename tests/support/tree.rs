@@ -54,3 +54,34 @@ pub fn stages() -> Vec<(u32, PathBuf)> {
     stages.sort();
     stages
 }
+
+/// The leading `//!` lines of a file's `text`, as one line of text.
+pub fn module_doc(text: &str) -> String {
+    let lines = text.lines().map_while(|l| l.strip_prefix("//!"));
+    lines.map(str::trim).collect::<Vec<_>>().join(" ")
+}
+
+/// The `{{#include ...}}` directives of a Markdown text: (path, optional anchor).
+pub fn includes(text: &str) -> Vec<(String, Option<String>)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{#include ") {
+        let after = &rest[start + "{{#include ".len()..];
+        // `\{{#include ...}}` is mdBook's escape: text about includes, not an include.
+        if rest[..start].ends_with('\\') {
+            rest = after;
+            continue;
+        }
+        let Some(end) = after.find("}}") else { break };
+        let target = after[..end].trim();
+        let (path, anchor) = match target.split_once(':') {
+            Some((path, anchor)) => (path, Some(anchor)),
+            None => (target, None),
+        };
+        // Line ranges (`file:3:10`, `file:3:`) are not anchors.
+        let anchor = anchor.filter(|a| !a.starts_with(|c: char| c.is_ascii_digit()));
+        found.push((path.to_owned(), anchor.map(str::to_owned)));
+        rest = &after[end..];
+    }
+    found
+}

@@ -9,6 +9,12 @@
 //! a server that retried at once would never let the virtual clock move, and would print
 //! a line per iteration.
 //!
+//! On the virtual clock an iteration with nothing ready moves time on, so a connection or
+//! a message the kernel delivers late (a busy machine) could be seen "later". After B
+//! connects, the test waits for real (bounded) until the listener is readable; the echoes
+//! it awaits give the kernel up to 10 ms of real time per iteration (the server's side of
+//! A, where `a2` arrives, is inside the server, out of the test's reach).
+//!
 //! [`ACCEPT_RETRY_DELAY`]: echo_server::ACCEPT_RETRY_DELAY
 
 #[allow(dead_code)]
@@ -23,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use loadgen::child::ChildTest;
+use loadgen::ready::wait_readable;
 use stage4::net::{self, Reply};
 use stage4::{Scheduler, Transcript, VirtualClock};
 
@@ -106,8 +113,10 @@ fn echoed(stepper: &mut Stepper, client: &mut TcpStream, message: &[u8]) {
     stepper.until("an echo", |_| {
         match client.read(&mut buf) {
             Ok(n) => got.extend_from_slice(&buf[..n]),
-            // Nothing yet: another iteration.
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            // Nothing yet: give the kernel up to 10 ms, for real, then another iteration.
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                wait_readable(&*client, Duration::from_millis(10)).unwrap();
+            }
             Err(e) => panic!("the client's read failed: {e}"),
         }
         got.len() >= message.len()
@@ -131,6 +140,8 @@ fn out_of_descriptors() {
     let s = Scheduler::new(clock).unwrap();
     let listener = net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listener.local_addr().unwrap();
+    // The same listening socket, for the test to see a connection arrive.
+    let listening = listener.try_clone().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     echo_server::serve(&s, listener, Reply::Plain, stop.clone());
     let mut stepper = Stepper { s, iterations: 0 };
@@ -144,6 +155,12 @@ fn out_of_descriptors() {
     }
     filler.pop();
     let mut b = connect(addr);
+    // B must be waiting to be accepted before the virtual clock moves: descriptors are
+    // freed at 0.5 s.
+    assert!(
+        wait_readable(&listening, Duration::from_secs(10)).unwrap(),
+        "B's connection not delivered"
+    );
     b.write_all(b"b1").unwrap();
     stepper
         .s

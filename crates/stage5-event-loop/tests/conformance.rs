@@ -679,7 +679,10 @@ fn test_asyncio_run_cancels_hanging_tasks() {
         |clock| {
             let leftover: Rc<RefCell<Option<Task<()>>>> = Rc::default();
             let slot = leftover.clone();
+            let the_loop: Rc<RefCell<Option<EventLoop>>> = Rc::default();
+            let loop_slot = the_loop.clone();
             let result = stage5::run(clock, move |lp| {
+                *loop_slot.borrow_mut() = Some(lp.clone());
                 let lp = lp.clone();
                 async move {
                     let l = lp.clone();
@@ -695,10 +698,12 @@ fn test_asyncio_run_cancels_hanging_tasks() {
                 }
             });
             let leftover = leftover.borrow_mut().take().unwrap();
+            let closed = the_loop.borrow().as_ref().unwrap().is_closed();
             say!(
-                "run returned {}; leftover cancelled: {}; loop closed: True",
+                "run returned {}; leftover cancelled: {}; loop closed: {}",
                 result.unwrap(),
-                py(leftover.cancelled())
+                py(leftover.cancelled()),
+                py(closed)
             );
         },
     );

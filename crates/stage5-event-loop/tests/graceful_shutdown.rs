@@ -21,7 +21,7 @@ const CHILD: &str = "STAGE5_GRACEFUL_CHILD";
 #[test]
 fn sigterm_mid_transfer_echoes_everything_read_then_eof() {
     if std::env::var_os(CHILD).is_some() {
-        return child_server::serve(1, 20.0);
+        return child_server::serve(1, child_server::GRACE);
     }
     child_server::stop_mid_transfer(
         "sigterm_mid_transfer_echoes_everything_read_then_eof",
@@ -34,7 +34,7 @@ fn sigterm_mid_transfer_echoes_everything_read_then_eof() {
 #[test]
 fn sighup_shuts_down_gracefully_too() {
     if std::env::var_os(CHILD).is_some() {
-        return child_server::serve(1, 20.0);
+        return child_server::serve(1, child_server::GRACE);
     }
     child_server::stop_mid_transfer("sighup_shuts_down_gracefully_too", CHILD, 20, Signal::Hup);
 }

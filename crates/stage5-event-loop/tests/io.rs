@@ -327,27 +327,41 @@ fn test_call_soon_threadsafe() {
     let lp = EventLoop::with_clock(RealClock::new());
     let handle = lp.handle();
     let loop_thread = std::thread::current().id();
-    let ran_on = Rc::new(Cell::new(None));
-    let r = ran_on.clone();
-    let start = Instant::now();
+    // The helper calls once the loop has run its first callbacks, just before it blocks in
+    // select (the 10 s bound below is its timeout). If the call comes before the loop
+    // blocks, the byte is in the pipe and the select returns at once: the same outcome.
+    let (blocking_tx, blocking_rx) = std::sync::mpsc::channel::<()>();
+    let (ran_tx, ran_rx) = std::sync::mpsc::channel();
     let helper = std::thread::spawn(move || {
-        // Give the loop time to block in select(timeout=None) (likely, not certain on a
-        // busy machine; if the byte comes first, the loop's first select sees it).
-        std::thread::sleep(Duration::from_millis(100));
+        blocking_rx.recv().unwrap();
         handle
             .call_soon_threadsafe(move |lp| {
+                ran_tx.send(std::thread::current().id()).unwrap();
                 lp.stop();
-                let _ = std::thread::current().id(); // runs on the loop's thread
             })
             .unwrap();
     });
-    lp.call_soon(move |_| r.set(Some(std::thread::current().id())))
+    lp.call_soon(move |_| blocking_tx.send(()).unwrap())
         .unwrap();
-    lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
+    let timed_out = Rc::new(Cell::new(false));
+    let t = timed_out.clone();
+    // Never hang: a call lost, or one that does not wake the loop, ends here.
+    lp.call_later(10.0, move |lp| {
+        t.set(true);
+        lp.stop();
+    })
+    .unwrap();
+    let before = lp.selector_stats().selects;
     lp.run_forever().unwrap(); // blocks in select until the helper's byte arrives
-    // The helper calls at least 100 ms after `start`, however busy the machine.
-    assert!(start.elapsed() >= Duration::from_millis(100));
-    assert_eq!(ran_on.get(), Some(loop_thread));
+    assert!(!timed_out.get(), "the call woke the loop");
+    assert_eq!(
+        ran_rx.try_recv(),
+        Ok(loop_thread),
+        "it ran, on the loop's thread"
+    );
+    // The loop blocked: a loop that spun while it waited would have selected many times.
+    let selects = lp.selector_stats().selects - before;
+    assert!(selects <= 5, "{selects} selects");
     helper.join().unwrap();
     lp.close().unwrap();
     assert!(matches!(
@@ -434,12 +448,20 @@ fn a_task_woken_from_another_thread_wakes_a_blocked_loop() {
             std::task::Poll::Pending
         }))
         .unwrap();
+    // The task sends its waker from its first step, just before the loop blocks in select
+    // (the 10 s bound below is its timeout); if the wake comes before the loop blocks, the
+    // byte is in the pipe and that select returns at once: the same outcome.
     let helper = std::thread::spawn(move || {
         let waker = rx.recv().unwrap();
-        std::thread::sleep(Duration::from_millis(50));
         flag.store(true, Ordering::Release);
         waker.wake();
     });
+    // Never hang: a lost wake-up stops the loop here, and the task is not done.
+    lp.call_later(10.0, EventLoop::stop).unwrap();
+    let before = lp.selector_stats().selects;
     assert_eq!(lp.run_until_complete(&task).unwrap(), 7);
+    // The loop blocked while it waited: a loop that spun would have selected many times.
+    let selects = lp.selector_stats().selects - before;
+    assert!(selects <= 5, "{selects} selects");
     helper.join().unwrap();
 }

@@ -47,7 +47,7 @@ fn two_loops_each_serve_some_of_200_connections() {
 #[test]
 fn sigterm_mid_transfer_with_two_loops_loses_nothing() {
     if std::env::var_os(CHILD).is_some() {
-        return child_server::serve(2, 20.0);
+        return child_server::serve(2, child_server::GRACE);
     }
     let finished = child_server::stop_mid_transfer(
         "sigterm_mid_transfer_with_two_loops_loses_nothing",

@@ -221,12 +221,34 @@ fn closing_with_pending_tasks_reports_each_of_them() {
 fn a_virtual_loop_waits_for_a_thread_that_holds_its_handle() {
     let lp = vloop();
     let handle = lp.handle();
+    // The worker calls once the loop has run its first callback, when it has nothing left
+    // to do but wait for the handle (if the call comes first, the byte waits in the pipe).
+    let (waiting_tx, waiting_rx) = std::sync::mpsc::channel::<()>();
     let worker = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(20));
+        waiting_rx.recv().unwrap();
         handle.call_soon_threadsafe(|lp| lp.stop()).unwrap();
     });
+    lp.call_soon(move |_| waiting_tx.send(()).unwrap()).unwrap();
+    // Never hang: a timer would not do (the virtual clock would jump to it), so a watchdog
+    // thread stops the loop if it is still running after 10 s of real time.
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let (t, watchdog_handle) = (timed_out.clone(), lp.handle());
+    let watchdog = std::thread::spawn(move || {
+        if done_rx.recv_timeout(Duration::from_secs(10)).is_err() {
+            t.store(true, Ordering::Relaxed);
+            // Err only if the loop is closed, and then it is not running either.
+            let _ = watchdog_handle.call_soon_threadsafe(|lp| lp.stop());
+        }
+    });
     lp.run_forever().unwrap();
+    let _ = done_tx.send(()); // Err: the watchdog timed out and is gone; asserted below
+    watchdog.join().unwrap();
     worker.join().unwrap();
+    assert!(
+        !timed_out.load(Ordering::Relaxed),
+        "the worker's call woke the loop"
+    );
     // The handle is gone with its thread: nothing can wake the loop any more.
     assert!(matches!(lp.run_forever(), Err(Error::NothingToWaitFor)));
 }

@@ -126,6 +126,20 @@ impl Running {
     }
 }
 
+impl Drop for Running {
+    /// A test that panics (or returns) before [`Running::finish`] must not leave its child
+    /// running for ever: kill it, through its `Child` handle (so only the process this
+    /// `Running` started), and reap it. After `finish` it has ended and been waited for.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // An error means it ended meanwhile: nothing left to kill; the wait reaps it.
+            let _ = self.child.kill();
+            // Reaping is all that is left to do; if it fails the kernel reaps it with us.
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Wait for `child` until `deadline`; kill it past that.
 fn wait(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitStatus>> {
     loop {
@@ -161,4 +175,38 @@ pub(super) fn line_reader(pipe: Option<impl Read + Send + 'static>) -> mpsc::Rec
         }
     });
     receiver
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ChildTest;
+    use std::time::Duration;
+
+    const CHILD: &str = "LOADGEN_DROPPED_CHILD";
+
+    /// A parent that drops its `Running` (as a panicking test does) kills its child.
+    #[test]
+    #[cfg(target_os = "linux")] // it looks for the child in /proc
+    fn a_dropped_running_child_is_killed() {
+        if std::env::var_os(CHILD).is_some() {
+            eprintln!("child: started");
+            // Bounded even if nobody kills it.
+            std::thread::sleep(Duration::from_secs(60));
+            return;
+        }
+        let test = "child::running::tests::a_dropped_running_child_is_killed";
+        let mut running = ChildTest::new(test, CHILD, Duration::from_secs(120))
+            .spawn()
+            .unwrap();
+        running
+            .stderr_line(|l| l.contains("child: started"))
+            .unwrap();
+        let pid = running.pid();
+        drop(running);
+        // Killed and reaped: no process by that id any more (and none has taken it yet).
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "the child {pid} is still running"
+        );
+    }
 }

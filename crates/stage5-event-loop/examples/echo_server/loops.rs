@@ -78,7 +78,9 @@ pub fn run(
     }
     Ok(summaries)
 }
+// ANCHOR_END: run
 
+// ANCHOR: stop_all
 /// Loop 0's signal handler: tell the other loops to stop (once), and shut down its own
 /// server. The message is only `stop`: a loop's server is an `Rc` on its own thread,
 /// which no closure sent from here can carry; the thread that owns it does the rest.
@@ -94,7 +96,7 @@ fn stop_all(server: Rc<EchoServer>, others: Rc<[LoopHandle]>) -> impl FnMut(&Eve
         server.shutdown(lp);
     }
 }
-// ANCHOR_END: run
+// ANCHOR_END: stop_all
 
 /// `settings` for loop `i` of `loops`: named `loop i: ` when there are several.
 fn named(settings: &Settings, i: usize, loops: usize) -> Settings {

@@ -38,6 +38,16 @@ impl Settings {
             stop,
         }
     }
+
+    /// The listening socket for `loops` loops: several loops need several listening
+    /// sockets on one port, `SO_REUSEPORT`. (An associated function so that the tests'
+    /// child server, which sees `Settings` only, listens as `--loops` does.)
+    pub fn listen(addr: SocketAddr, loops: usize) -> Result<TcpListener, ListenError> {
+        match loops {
+            1 => stage1::net::listen(addr),
+            _ => stage1::net::listen_reuse_port(addr),
+        }
+    }
 }
 
 /// `--grace SECS` and `--loops N`, this server's own flags.
@@ -82,11 +92,8 @@ impl Flags {
         Ok(true)
     }
 
-    /// Several loops need several listening sockets on one port: `SO_REUSEPORT`.
+    /// The listening socket for `--loops` loops (see [`Settings::listen`]).
     pub fn listen(&self, addr: SocketAddr) -> Result<TcpListener, ListenError> {
-        match self.loops.get() {
-            1 => stage1::net::listen(addr),
-            _ => stage1::net::listen_reuse_port(addr),
-        }
+        Settings::listen(addr, self.loops.get())
     }
 }

@@ -19,8 +19,14 @@ use stage1::net::Reply;
 use crate::echo_server::loops::{self, Config};
 use crate::echo_server::{Settings, Summary};
 
-/// How long a child may run before it is killed: far more than any scenario needs.
-const LIMIT: Duration = Duration::from_secs(120);
+/// The grace period of the servers stopped mid-transfer. A clean drain ends in
+/// milliseconds; the period only bounds a drain that never ends, so it is long, lest a slow
+/// machine's drain be cut short (and its clients reset) by a deadline.
+pub const GRACE: f64 = 90.0;
+
+/// How long a child may run before it is killed: far more than any scenario needs, the
+/// clients' 60 s to get going and the grace period included.
+const LIMIT: Duration = Duration::from_secs(240);
 
 /// The child's part: serve on 127.0.0.1 (a free port) with `loops` loops and `--grace
 /// grace` until a signal stops it, then report what it served.
@@ -28,11 +34,7 @@ pub fn serve(loops: usize, grace: f64) {
     let options = Options::default(); // plain lines on standard output, as with no flags
     let clock = options.install();
     let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let listener: TcpListener = match loops {
-        1 => stage1::net::listen(any_port),
-        _ => stage1::net::listen_reuse_port(any_port),
-    }
-    .unwrap();
+    let listener: TcpListener = Settings::listen(any_port, loops).unwrap();
     eprintln!("listening on {}", listener.local_addr().unwrap());
     let config = Config {
         settings: Settings {
