@@ -24,7 +24,8 @@ pub fn iteration() -> Option<u64> {
     ITERATION.get()
 }
 
-/// True when an event would be printed or recorded.
+/// True when an event would be printed or recorded (inlined, as [`record::listening`] is).
+#[inline]
 pub fn enabled() -> bool {
     record::listening()
 }

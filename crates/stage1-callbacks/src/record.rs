@@ -57,6 +57,9 @@ fn listen(bit: u8, on: bool) {
 }
 
 /// True when the trace or a recording wants events (what [`event!`](macro@crate::event) asks).
+/// Inlined: every traced point of every stage asks it, several times per loop iteration,
+/// and a call across crates costs more than the thread-local byte it reads.
+#[inline]
 pub fn listening() -> bool {
     LISTENING.with(|l| l.get() != 0)
 }
