@@ -200,13 +200,14 @@ impl Scheduler {
 
     // ANCHOR: wait_for_events
     /// Sleep in the selector until a socket is ready or the next timer is due; move the
-    /// ready callbacks and the due timers to the ready queue.
+    /// ready callbacks and the due timers to the ready queue. Nothing to wait for: return.
     fn wait_for_events(&self) -> io::Result<()> {
         let clock = &self.inner.clock;
         let next_deadline = self.inner.sleeping.borrow().peek().map(|t| t.deadline);
         // How long to block. On the virtual clock never block while a timer is pending:
         // poll, and if nothing is ready, jump to the deadline instead of waiting for it.
         let timeout = match next_deadline {
+            None if self.pending().2 == 0 => return Ok(()), // nothing to wait for at all
             None => None, // no timer: block until some socket is ready
             Some(_) if clock.is_virtual() => Some(Duration::ZERO),
             Some(deadline) => Some(deadline.saturating_sub(clock.now())),
@@ -325,6 +326,27 @@ mod tests {
         assert!(ran.get());
         assert_eq!(s.time(), Duration::from_secs(2));
         assert_eq!(s.pending(), (0, 0, 0));
+    }
+
+    #[test]
+    fn run_once_with_nothing_to_wait_for_returns_at_once() {
+        // Nothing ready, sleeping or waiting: a `select` without timeout would block for
+        // ever. Run on a thread of its own, so that a regression fails instead of hanging.
+        let (done, turned) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for clock in [
+                VirtualClock::new() as Rc<dyn Clock>,
+                stage1::RealClock::new(),
+            ] {
+                let s = Scheduler::new(clock).unwrap();
+                s.run_once().unwrap();
+                s.run_once().unwrap();
+            }
+            // The test below fails on a timeout if this never comes; nothing to handle.
+            done.send(()).ok();
+        });
+        let waited = turned.recv_timeout(Duration::from_secs(10));
+        assert!(waited.is_ok(), "run_once blocked with nothing to wait for");
     }
 
     #[test]
