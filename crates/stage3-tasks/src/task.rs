@@ -90,10 +90,10 @@ impl<S: Schedule> Task<S> {
         event!(Event::Step {
             task: self.id.into()
         });
-        CURRENT.set(Some(self.id)); // sched.current = self
+        let step = Step::enter(self.id); // sched.current = self
         let mut cx = Context::from_waker(Waker::noop());
         let poll = runtime::enter(self.clone(), || coroutine.as_mut().poll(&mut cx));
-        let still_current = CURRENT.take() == Some(self.id);
+        let still_current = step.end() == Some(self.id);
         match poll {
             Poll::Ready(()) => {
                 self.done.set(true); // the coroutine is dropped here: never run again
@@ -111,6 +111,32 @@ impl<S: Schedule> Task<S> {
         }
     }
     // ANCHOR_END: run
+}
+
+/// The `current` slot, filled for one step. Whoever was current before comes back when
+/// the step ends, even by a panic: a coroutine that calls `run` itself steps other tasks
+/// inside its own step, and must find itself current again afterwards.
+struct Step {
+    outer: Option<TaskId>,
+}
+
+impl Step {
+    fn enter(id: TaskId) -> Step {
+        Step {
+            outer: CURRENT.replace(Some(id)),
+        }
+    }
+
+    /// End the step: who was current at its end (the task itself, if it only switched).
+    fn end(self) -> Option<TaskId> {
+        CURRENT.get() // `drop(self)` puts the outer task back
+    }
+}
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        CURRENT.set(self.outer);
+    }
 }
 
 impl<S: Schedule> Task<S> {
@@ -216,6 +242,41 @@ mod tests {
         s.call_soon(move |s| again.run(s));
         s.run();
         assert_eq!(steps.get(), 2);
+    }
+
+    #[test]
+    fn a_task_that_runs_the_scheduler_inside_its_step_is_not_lost() {
+        // A careless coroutine calls `run` itself: the inner run steps another task, which
+        // fills and empties the `current` slot. The outer task must still be current when
+        // its own step goes on, or its next switch leaves it out of the ready queue for good
+        // (and its next sleep trips the "suspended itself twice" check).
+        let s = Scheduler::new(VirtualClock::new());
+        let log: Log = Rc::default();
+        let (l, s2) = (log.clone(), s.clone());
+        let outer = s.new_task(async move {
+            let l2 = l.clone();
+            s2.new_task(async move {
+                note(&l2, "inner 1");
+                switch().await;
+                note(&l2, "inner 2");
+            });
+            s2.run();
+            note(&l, "outer after the inner run");
+            switch().await;
+            sleep(Duration::from_secs(1)).await;
+            note(&l, "outer done");
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "inner 1",
+                "inner 2",
+                "outer after the inner run",
+                "outer done"
+            ]
+        );
+        assert!(outer.is_done());
     }
 
     #[test]
