@@ -164,17 +164,18 @@ impl Inner {
             return; // finished already; a finished task is never resumed
         };
         event!(Event::Step { task: id.into() });
-        self.current.set(Some(id));
+        // `outer` is a task whose step called `run` itself, if any: it is current again
+        // once this step is over.
+        let outer = self.current.replace(Some(id));
         let mut cx = Context::from_waker(Waker::noop());
-        match coroutine.as_mut().poll(&mut cx) {
-            Poll::Ready(()) => {
-                self.current.set(None);
-                event!(Event::Finished { task: id.into() });
-            }
+        let poll = coroutine.as_mut().poll(&mut cx);
+        let still_current = self.current.replace(outer) == Some(id);
+        match poll {
+            Poll::Ready(()) => event!(Event::Finished { task: id.into() }),
             Poll::Pending => {
                 self.tasks.borrow_mut().insert(id, coroutine);
                 // Still `current`: it only switched, so it goes to the back of the queue.
-                if let Some(id) = self.current.take() {
+                if still_current {
                     self.ready.borrow_mut().push_back(id);
                 }
             }
@@ -268,6 +269,40 @@ mod tests {
         s.inner.ready.borrow_mut().push_back(id);
         s.run();
         assert_eq!(polls.get(), 1);
+        assert_eq!(s.tasks(), 0);
+    }
+
+    #[test]
+    fn a_task_that_runs_the_scheduler_inside_its_step_is_not_lost() {
+        // A careless coroutine calls `run` itself: the inner run steps another task, which
+        // fills and empties `current`. The outer task must still be current when its own
+        // step goes on, or its next switch leaves it out of the ready queue for good (and
+        // its next sleep trips the "suspended itself twice" check).
+        let (s, log) = setup();
+        let (l, s1) = (log.clone(), s.clone());
+        s.new_task(async move {
+            let (l2, s2) = (l.clone(), s1.clone());
+            s1.new_task(async move {
+                note(&l2, &s2, "inner 1");
+                switch().await;
+                note(&l2, &s2, "inner 2");
+            });
+            s1.run();
+            note(&l, &s1, "outer after the inner run");
+            switch().await;
+            sleep(Duration::from_secs(1)).await;
+            note(&l, &s1, "outer done");
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "0.000 inner 1",
+                "0.000 inner 2",
+                "0.000 outer after the inner run",
+                "1.000 outer done"
+            ]
+        );
         assert_eq!(s.tasks(), 0);
     }
 
