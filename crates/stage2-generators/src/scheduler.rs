@@ -111,6 +111,11 @@ impl Scheduler {
     }
 
     /// Run tasks until none is ready and none is sleeping.
+    ///
+    /// A task that panics ends `run` with its panic (no exception handler before chapter
+    /// 5): that task is dropped, the others stay queued, and the next `run` goes on with
+    /// them. A task that waits for something that never comes (a queue nobody puts to) is
+    /// left waiting, and `run` returns without it.
     pub fn run(&self) {
         let inner = self.inner.clone();
         runtime::enter(inner.clone(), || inner.run());
@@ -303,6 +308,23 @@ mod tests {
                 "1.000 outer done"
             ]
         );
+        assert_eq!(s.tasks(), 0);
+    }
+
+    #[test]
+    fn a_panicking_task_ends_run_and_the_others_go_on_in_the_next() {
+        let (s, log) = setup();
+        let (l, s1) = (log.clone(), s.clone());
+        s.new_task(async move {
+            switch().await;
+            note(&l, &s1, "survivor");
+        });
+        s.new_task(async { panic!("a careless coroutine") });
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "no exception handler in stage 2: the panic ends run");
+        assert_eq!(s.tasks(), 1, "the panicking task is gone, the other one waits");
+        s.run();
+        assert_eq!(*log.borrow(), ["0.000 survivor"]);
         assert_eq!(s.tasks(), 0);
     }
 

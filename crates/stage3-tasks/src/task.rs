@@ -41,6 +41,11 @@ thread_local! {
 /// A coroutine wrapped as a callback of any [`Schedule`]r: stage 1's `Scheduler`, or
 /// stage 4's. Held in an `Rc`: the ready queue, a sleeping timer or a queue's waiting list
 /// may each hold the task while it waits.
+///
+/// A coroutine that panics panics out of its step, like any callback: on stage 1's or
+/// stage 4's scheduler that ends `run` (neither has an exception handler; stage 5's loop
+/// reports it and goes on). The coroutine is dropped, so the task never runs again and
+/// is never [`done`](Task::is_done).
 pub struct Task<S: Schedule> {
     id: TaskId,
     coroutine: RefCell<Option<Coroutine>>, // taken out while it runs
@@ -68,7 +73,7 @@ impl<S: Schedule> Task<S> {
         self.id
     }
 
-    /// True once the coroutine has returned.
+    /// True once the coroutine has returned (never, if it panicked).
     pub fn is_done(&self) -> bool {
         self.done.get()
     }
@@ -277,6 +282,25 @@ mod tests {
             ]
         );
         assert!(outer.is_done());
+    }
+
+    #[test]
+    fn a_panicking_coroutine_ends_run_and_its_task_never_runs_again() {
+        let s = Scheduler::new(VirtualClock::new());
+        let steps = Rc::new(Cell::new(0));
+        let counter = steps.clone();
+        let failed = s.new_task(async move {
+            counter.set(counter.get() + 1);
+            panic!("a careless coroutine");
+        });
+        let survivor = s.new_task(switch());
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 1 has no exception handler: the panic ends run");
+        let again = failed.clone();
+        s.call_soon(move |s| again.run(s)); // a stale callback: does nothing
+        s.run();
+        assert_eq!(steps.get(), 1);
+        assert!(!failed.is_done() && survivor.is_done());
     }
 
     #[test]
