@@ -112,6 +112,7 @@ impl Scheduler {
     // ANCHOR: read_wait
     /// Run `callback` once `source` is readable. One wait per socket and direction: a
     /// second is refused with `AlreadyExists` (the seed silently dropped the first).
+    /// [`cancel_wait`](Self::cancel_wait) before closing `source`: a closed one never fires.
     pub fn read_wait(
         &self,
         source: &impl AsRawFd,
@@ -121,7 +122,7 @@ impl Scheduler {
     }
     // ANCHOR_END: read_wait
 
-    /// Run `callback` once `source` is writable. One wait per socket and direction.
+    /// Run `callback` once `source` is writable; otherwise as [`read_wait`](Self::read_wait).
     pub fn write_wait(
         &self,
         source: &impl AsRawFd,
