@@ -369,7 +369,7 @@ mod tests {
         let l = log.clone();
         s.call_soon(move |s| note(&l, s, "after the panic"));
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
-        assert!(ran.is_err(), "no exception handler in stage 1: the panic ends run");
+        assert!(ran.is_err(), "stage 1 has no handler: the panic ends run");
         assert_eq!(s.pending(), (1, 0));
         s.run();
         assert_eq!(*log.borrow(), ["0.000 after the panic"]);

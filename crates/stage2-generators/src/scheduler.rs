@@ -321,8 +321,8 @@ mod tests {
         });
         s.new_task(async { panic!("a careless coroutine") });
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
-        assert!(ran.is_err(), "no exception handler in stage 2: the panic ends run");
-        assert_eq!(s.tasks(), 1, "the panicking task is gone, the other one waits");
+        assert!(ran.is_err(), "stage 2 has no handler: the panic ends run");
+        assert_eq!(s.tasks(), 1, "the panicking task is gone, not the other");
         s.run();
         assert_eq!(*log.borrow(), ["0.000 survivor"]);
         assert_eq!(s.tasks(), 0);

@@ -295,7 +295,7 @@ mod tests {
         });
         let survivor = s.new_task(switch());
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
-        assert!(ran.is_err(), "stage 1 has no exception handler: the panic ends run");
+        assert!(ran.is_err(), "stage 1 has no handler: the panic ends run");
         let again = failed.clone();
         s.call_soon(move |s| again.run(s)); // a stale callback: does nothing
         s.run();
