@@ -391,6 +391,27 @@ mod tests {
     }
 
     #[test]
+    fn a_panicking_callback_ends_run_and_the_waits_stay_filed() {
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let (mut a, b) = pair();
+        let log: Log = Rc::default();
+        let l = log.clone();
+        s.read_wait(&b, move |_| l.borrow_mut().push("readable".into()))
+            .unwrap();
+        let l = log.clone();
+        s.call_later(Duration::from_secs(1), move |_| {
+            l.borrow_mut().push("timer".into())
+        });
+        s.call_soon(|_| panic!("a careless callback"));
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 4 has no handler: the panic ends run");
+        assert_eq!(s.pending(), (0, 1, 1));
+        a.write_all(b"x").unwrap();
+        s.run().unwrap();
+        assert_eq!(*log.borrow(), ["readable", "timer"]);
+    }
+
+    #[test]
     fn cancel_wait_removes_the_callback() {
         let s = Scheduler::new(VirtualClock::new()).unwrap();
         let (_a, b) = pair();
