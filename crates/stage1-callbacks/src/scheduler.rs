@@ -187,7 +187,8 @@ impl Scheduler {
     /// `run` goes on with them. A delay of `Duration::MAX` is due at the end of time: the
     /// virtual clock jumps there, the real clock waits for ever.
     pub fn run(&self) {
-        let outer = self.inner.running.get(); // `Some` if a callback calls `run` itself
+        // However `run` ends, `running` goes back to what it was (see `Restore`).
+        let _restore = Restore(&self.inner.running, self.inner.running.get());
         loop {
             if self.inner.ready.borrow().is_empty() {
                 event!(self.queues());
@@ -212,7 +213,6 @@ impl Scheduler {
                 callback.call(self);
             }
         }
-        self.inner.running.set(outer); // that callback is the one running again
         event!(Event::Done {
             why: "nothing ready, nothing sleeping"
         });
@@ -234,6 +234,16 @@ impl Scheduler {
             crate::emit::emit(Event::Run { id: id.into() });
         }
         self.inner.running.set(Some(id));
+    }
+}
+
+/// Puts back the callback that was running when `run` began (`None`, unless a callback
+/// calls `run` itself), however `run` ends: by returning, or by a callback's panic.
+struct Restore<'a>(&'a Cell<Option<CallbackId>>, Option<CallbackId>);
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.1);
     }
 }
 
@@ -371,8 +381,10 @@ mod tests {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
         assert!(ran.is_err(), "stage 1 has no handler: the panic ends run");
         assert_eq!(s.pending(), (1, 0));
+        assert_eq!(s.running(), None, "nothing runs once run has ended");
         s.run();
         assert_eq!(*log.borrow(), ["0.000 after the panic"]);
+        assert_eq!(s.running(), None);
     }
 
     #[test]
