@@ -109,7 +109,8 @@ impl Options {
                 Long("help") | Short('h') => return Ok(Parsed::Help),
                 Long(name) => {
                     let name = name.to_owned();
-                    if !extra(&name, &mut parser)? {
+                    let took = extra(&name, &mut parser).map_err(|e| for_flag(&name, e))?;
+                    if !took {
                         return Err(lexopt::Arg::Long(&name).unexpected());
                     }
                 }
@@ -150,6 +151,20 @@ impl Options {
             timeline::finish(path, self.virtual_time)
                 .unwrap_or_else(|error| exit_with_error(error));
         }
+    }
+}
+
+/// Name the flag in an error about its value: lexopt alone says `cannot parse argument
+/// "abc": invalid digit found in string`, which leaves the reader to guess which flag.
+fn for_flag(name: &str, error: lexopt::Error) -> lexopt::Error {
+    match error {
+        lexopt::Error::ParsingFailed { value, error } => {
+            format!("invalid value {value:?} for --{name}: {error}").into()
+        }
+        lexopt::Error::NonUnicodeValue(value) => {
+            format!("invalid value {value:?} for --{name}: not valid UTF-8").into()
+        }
+        other => other,
     }
 }
 
@@ -219,6 +234,22 @@ mod tests {
         let error = parse(&["--fast"]).unwrap_err().to_string();
         assert!(error.contains("--fast"), "{error}");
         assert!(parse(&["stray"]).is_err());
+    }
+
+    #[test]
+    fn a_bad_value_names_its_flag() {
+        let with_addr = |flag: &str, p: &mut lexopt::Parser| {
+            use lexopt::ValueExt;
+            let _addr: std::net::SocketAddr = p.value()?.parse()?; // only the error matters
+            Ok(flag == "addr")
+        };
+        let error = Options::try_parse_from(["--addr", "nonsense"], with_addr)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            r#"invalid value "nonsense" for --addr: invalid socket address syntax"#
+        );
     }
 
     #[test]

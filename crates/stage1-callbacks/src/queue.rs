@@ -112,7 +112,9 @@ impl<T: 'static> AsyncQueue<T> {
 
     // ANCHOR: get
     /// Ask for the next item: `callback` is scheduled with it, or with `QueueClosed` once
-    /// the queue is closed and empty. With nothing queued, the callback waits its turn.
+    /// the queue is closed and empty. With nothing queued, the callback waits its turn; if
+    /// nothing is ever put and the queue is never closed, it is never called, and `run`
+    /// ends without it (the scheduler does not know it waits).
     pub fn get(
         &self,
         s: &Scheduler,
@@ -219,6 +221,17 @@ mod tests {
             *log.borrow(),
             ["A got 0", "B got 1", "A got 2", "B done", "A done"]
         );
+    }
+
+    #[test]
+    fn a_get_that_nothing_answers_ends_the_run_without_being_called() {
+        let s = Scheduler::new(VirtualClock::new());
+        let q: AsyncQueue<u32> = AsyncQueue::new();
+        let log: Log = Rc::default();
+        consume(&s, &q, "A", &log);
+        s.run(); // returns: nothing is ready or sleeping, whatever waits on the queue
+        assert!(log.borrow().is_empty());
+        assert_eq!(q.waiters(), 1);
     }
 
     #[test]

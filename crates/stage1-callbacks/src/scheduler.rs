@@ -152,7 +152,8 @@ impl Scheduler {
     ) -> CallbackId {
         let callback = self.wrap(callback);
         let id = callback.id;
-        // `saturating_add`: a delay of `Duration::MAX` means "never", not an overflow panic.
+        // `saturating_add`: a delay of `Duration::MAX` is "at the end of time" (see `run`),
+        // not an overflow panic.
         let deadline = self.time().saturating_add(delay);
         let sequence = self.inner.sleeping.borrow_mut().push(deadline, callback);
         event!(Event::CallLater {
@@ -180,7 +181,14 @@ impl Scheduler {
 
     // ANCHOR: run
     /// Run callbacks until none is ready and none is sleeping.
+    ///
+    /// A callback that panics ends `run` with its panic: this stage has no exception
+    /// handler (chapter 5 adds one). The callbacks still queued stay queued, and the next
+    /// `run` goes on with them. A delay of `Duration::MAX` is due at the end of time: the
+    /// virtual clock jumps there, the real clock waits for ever.
     pub fn run(&self) {
+        // However `run` ends, `running` goes back to what it was (see `Restore`).
+        let _restore = Restore(&self.inner.running, self.inner.running.get());
         loop {
             if self.inner.ready.borrow().is_empty() {
                 event!(self.queues());
@@ -205,7 +213,6 @@ impl Scheduler {
                 callback.call(self);
             }
         }
-        self.inner.running.set(None);
         event!(Event::Done {
             why: "nothing ready, nothing sleeping"
         });
@@ -227,6 +234,16 @@ impl Scheduler {
             crate::emit::emit(Event::Run { id: id.into() });
         }
         self.inner.running.set(Some(id));
+    }
+}
+
+/// Puts back the callback that was running when `run` began (`None`, unless a callback
+/// calls `run` itself), however `run` ends: by returning, or by a callback's panic.
+struct Restore<'a>(&'a Cell<Option<CallbackId>>, Option<CallbackId>);
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.1);
     }
 }
 
@@ -332,6 +349,42 @@ mod tests {
         s.run();
         assert_eq!(*log.borrow(), ["3.000 at 3", "3.000 zero delay"]);
         assert_eq!(s.time(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn a_callback_that_calls_run_is_still_the_one_running_afterwards() {
+        let (s, log) = setup();
+        let l = log.clone();
+        let outer = s.call_soon(move |s| {
+            let l2 = l.clone();
+            s.call_later(Duration::from_secs(1), move |s| note(&l2, s, "inner"));
+            s.run(); // careless, but allowed: runs everything else now
+            note(&l, s, &format!("outer again, running {:?}", s.running()));
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "1.000 inner".to_owned(),
+                format!("1.000 outer again, running {:?}", Some(outer))
+            ]
+        );
+        assert_eq!(s.running(), None);
+    }
+
+    #[test]
+    fn a_panicking_callback_ends_run_and_the_rest_stays_queued() {
+        let (s, log) = setup();
+        s.call_soon(|_| panic!("a careless callback"));
+        let l = log.clone();
+        s.call_soon(move |s| note(&l, s, "after the panic"));
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 1 has no handler: the panic ends run");
+        assert_eq!(s.pending(), (1, 0));
+        assert_eq!(s.running(), None, "nothing runs once run has ended");
+        s.run();
+        assert_eq!(*log.borrow(), ["0.000 after the panic"]);
+        assert_eq!(s.running(), None);
     }
 
     #[test]

@@ -82,7 +82,9 @@ impl<T> AsyncQueue<T> {
     // ANCHOR_END: put
 
     // ANCHOR: get
-    /// Wait for the next item; `Err(QueueClosed)` once the queue is closed and empty.
+    /// Wait for the next item; `Err(QueueClosed)` once the queue is closed and empty. If
+    /// nothing is ever put and the queue is never closed, the task waits for ever: `run`
+    /// ends without it (stage 2's notes how many tasks it left waiting).
     pub async fn get(&self) -> Result<T, QueueClosed> {
         loop {
             {

@@ -111,6 +111,11 @@ impl Scheduler {
     }
 
     /// Run tasks until none is ready and none is sleeping.
+    ///
+    /// A task that panics ends `run` with its panic (no exception handler before chapter
+    /// 5): that task is dropped, the others stay queued, and the next `run` goes on with
+    /// them. A task that waits for something that never comes (a queue nobody puts to) is
+    /// left waiting, and `run` returns without it.
     pub fn run(&self) {
         let inner = self.inner.clone();
         runtime::enter(inner.clone(), || inner.run());
@@ -164,17 +169,18 @@ impl Inner {
             return; // finished already; a finished task is never resumed
         };
         event!(Event::Step { task: id.into() });
-        self.current.set(Some(id));
+        // `outer` is a task whose step called `run` itself, if any: it is current again
+        // once this step is over.
+        let outer = self.current.replace(Some(id));
         let mut cx = Context::from_waker(Waker::noop());
-        match coroutine.as_mut().poll(&mut cx) {
-            Poll::Ready(()) => {
-                self.current.set(None);
-                event!(Event::Finished { task: id.into() });
-            }
+        let poll = coroutine.as_mut().poll(&mut cx);
+        let still_current = self.current.replace(outer) == Some(id);
+        match poll {
+            Poll::Ready(()) => event!(Event::Finished { task: id.into() }),
             Poll::Pending => {
                 self.tasks.borrow_mut().insert(id, coroutine);
                 // Still `current`: it only switched, so it goes to the back of the queue.
-                if let Some(id) = self.current.take() {
+                if still_current {
                     self.ready.borrow_mut().push_back(id);
                 }
             }
@@ -268,6 +274,57 @@ mod tests {
         s.inner.ready.borrow_mut().push_back(id);
         s.run();
         assert_eq!(polls.get(), 1);
+        assert_eq!(s.tasks(), 0);
+    }
+
+    #[test]
+    fn a_task_that_runs_the_scheduler_inside_its_step_is_not_lost() {
+        // A careless coroutine calls `run` itself: the inner run steps another task, which
+        // fills and empties `current`. The outer task must still be current when its own
+        // step goes on, or its next switch leaves it out of the ready queue for good (and
+        // its next sleep trips the "suspended itself twice" check).
+        let (s, log) = setup();
+        let (l, s1) = (log.clone(), s.clone());
+        s.new_task(async move {
+            let (l2, s2) = (l.clone(), s1.clone());
+            s1.new_task(async move {
+                note(&l2, &s2, "inner 1");
+                switch().await;
+                note(&l2, &s2, "inner 2");
+            });
+            s1.run();
+            note(&l, &s1, "outer after the inner run");
+            switch().await;
+            sleep(Duration::from_secs(1)).await;
+            note(&l, &s1, "outer done");
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "0.000 inner 1",
+                "0.000 inner 2",
+                "0.000 outer after the inner run",
+                "1.000 outer done"
+            ]
+        );
+        assert_eq!(s.tasks(), 0);
+    }
+
+    #[test]
+    fn a_panicking_task_ends_run_and_the_others_go_on_in_the_next() {
+        let (s, log) = setup();
+        let (l, s1) = (log.clone(), s.clone());
+        s.new_task(async move {
+            switch().await;
+            note(&l, &s1, "survivor");
+        });
+        s.new_task(async { panic!("a careless coroutine") });
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 2 has no handler: the panic ends run");
+        assert_eq!(s.tasks(), 1, "the panicking task is gone, not the other");
+        s.run();
+        assert_eq!(*log.borrow(), ["0.000 survivor"]);
         assert_eq!(s.tasks(), 0);
     }
 

@@ -41,6 +41,11 @@ thread_local! {
 /// A coroutine wrapped as a callback of any [`Schedule`]r: stage 1's `Scheduler`, or
 /// stage 4's. Held in an `Rc`: the ready queue, a sleeping timer or a queue's waiting list
 /// may each hold the task while it waits.
+///
+/// A coroutine that panics panics out of its step, like any callback: on stage 1's or
+/// stage 4's scheduler that ends `run` (neither has an exception handler; stage 5's loop
+/// reports it and goes on). The coroutine is dropped, so the task never runs again and
+/// is never [`done`](Task::is_done).
 pub struct Task<S: Schedule> {
     id: TaskId,
     coroutine: RefCell<Option<Coroutine>>, // taken out while it runs
@@ -68,7 +73,7 @@ impl<S: Schedule> Task<S> {
         self.id
     }
 
-    /// True once the coroutine has returned.
+    /// True once the coroutine has returned (never, if it panicked).
     pub fn is_done(&self) -> bool {
         self.done.get()
     }
@@ -90,10 +95,10 @@ impl<S: Schedule> Task<S> {
         event!(Event::Step {
             task: self.id.into()
         });
-        CURRENT.set(Some(self.id)); // sched.current = self
+        let step = Step::enter(self.id); // sched.current = self
         let mut cx = Context::from_waker(Waker::noop());
         let poll = runtime::enter(self.clone(), || coroutine.as_mut().poll(&mut cx));
-        let still_current = CURRENT.take() == Some(self.id);
+        let still_current = step.end() == Some(self.id);
         match poll {
             Poll::Ready(()) => {
                 self.done.set(true); // the coroutine is dropped here: never run again
@@ -111,6 +116,32 @@ impl<S: Schedule> Task<S> {
         }
     }
     // ANCHOR_END: run
+}
+
+/// The `current` slot, filled for one step. Whoever was current before comes back when
+/// the step ends, even by a panic: a coroutine that calls `run` itself steps other tasks
+/// inside its own step, and must find itself current again afterwards.
+struct Step {
+    outer: Option<TaskId>,
+}
+
+impl Step {
+    fn enter(id: TaskId) -> Step {
+        Step {
+            outer: CURRENT.replace(Some(id)),
+        }
+    }
+
+    /// End the step: who was current at its end (the task itself, if it only switched).
+    fn end(self) -> Option<TaskId> {
+        CURRENT.get() // `drop(self)` puts the outer task back
+    }
+}
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        CURRENT.set(self.outer);
+    }
 }
 
 impl<S: Schedule> Task<S> {
@@ -216,6 +247,60 @@ mod tests {
         s.call_soon(move |s| again.run(s));
         s.run();
         assert_eq!(steps.get(), 2);
+    }
+
+    #[test]
+    fn a_task_that_runs_the_scheduler_inside_its_step_is_not_lost() {
+        // A careless coroutine calls `run` itself: the inner run steps another task, which
+        // fills and empties the `current` slot. The outer task must still be current when
+        // its own step goes on, or its next switch leaves it out of the ready queue for good
+        // (and its next sleep trips the "suspended itself twice" check).
+        let s = Scheduler::new(VirtualClock::new());
+        let log: Log = Rc::default();
+        let (l, s2) = (log.clone(), s.clone());
+        let outer = s.new_task(async move {
+            let l2 = l.clone();
+            s2.new_task(async move {
+                note(&l2, "inner 1");
+                switch().await;
+                note(&l2, "inner 2");
+            });
+            s2.run();
+            note(&l, "outer after the inner run");
+            switch().await;
+            sleep(Duration::from_secs(1)).await;
+            note(&l, "outer done");
+        });
+        s.run();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "inner 1",
+                "inner 2",
+                "outer after the inner run",
+                "outer done"
+            ]
+        );
+        assert!(outer.is_done());
+    }
+
+    #[test]
+    fn a_panicking_coroutine_ends_run_and_its_task_never_runs_again() {
+        let s = Scheduler::new(VirtualClock::new());
+        let steps = Rc::new(Cell::new(0));
+        let counter = steps.clone();
+        let failed = s.new_task(async move {
+            counter.set(counter.get() + 1);
+            panic!("a careless coroutine");
+        });
+        let survivor = s.new_task(switch());
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 1 has no handler: the panic ends run");
+        let again = failed.clone();
+        s.call_soon(move |s| again.run(s)); // a stale callback: does nothing
+        s.run();
+        assert_eq!(steps.get(), 1);
+        assert!(!failed.is_done() && survivor.is_done());
     }
 
     #[test]

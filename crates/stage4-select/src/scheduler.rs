@@ -112,6 +112,7 @@ impl Scheduler {
     // ANCHOR: read_wait
     /// Run `callback` once `source` is readable. One wait per socket and direction: a
     /// second is refused with `AlreadyExists` (the seed silently dropped the first).
+    /// [`cancel_wait`](Self::cancel_wait) before closing `source`: a closed one never fires.
     pub fn read_wait(
         &self,
         source: &impl AsRawFd,
@@ -121,7 +122,7 @@ impl Scheduler {
     }
     // ANCHOR_END: read_wait
 
-    /// Run `callback` once `source` is writable. One wait per socket and direction.
+    /// Run `callback` once `source` is writable; otherwise as [`read_wait`](Self::read_wait).
     pub fn write_wait(
         &self,
         source: &impl AsRawFd,
@@ -200,13 +201,14 @@ impl Scheduler {
 
     // ANCHOR: wait_for_events
     /// Sleep in the selector until a socket is ready or the next timer is due; move the
-    /// ready callbacks and the due timers to the ready queue.
+    /// ready callbacks and the due timers to the ready queue. Nothing to wait for: return.
     fn wait_for_events(&self) -> io::Result<()> {
         let clock = &self.inner.clock;
         let next_deadline = self.inner.sleeping.borrow().peek().map(|t| t.deadline);
         // How long to block. On the virtual clock never block while a timer is pending:
         // poll, and if nothing is ready, jump to the deadline instead of waiting for it.
         let timeout = match next_deadline {
+            None if self.pending().2 == 0 => return Ok(()), // nothing to wait for at all
             None => None, // no timer: block until some socket is ready
             Some(_) if clock.is_virtual() => Some(Duration::ZERO),
             Some(deadline) => Some(deadline.saturating_sub(clock.now())),
@@ -328,6 +330,27 @@ mod tests {
     }
 
     #[test]
+    fn run_once_with_nothing_to_wait_for_returns_at_once() {
+        // Nothing ready, sleeping or waiting: a `select` without timeout would block for
+        // ever. Run on a thread of its own, so that a regression fails instead of hanging.
+        let (done, turned) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for clock in [
+                VirtualClock::new() as Rc<dyn Clock>,
+                stage1::RealClock::new(),
+            ] {
+                let s = Scheduler::new(clock).unwrap();
+                s.run_once().unwrap();
+                s.run_once().unwrap();
+            }
+            // The test below fails on a timeout if this never comes; nothing to handle.
+            done.send(()).ok();
+        });
+        let waited = turned.recv_timeout(Duration::from_secs(10));
+        assert!(waited.is_ok(), "run_once blocked with nothing to wait for");
+    }
+
+    #[test]
     fn a_second_wait_on_a_socket_is_an_error_and_the_first_still_fires() {
         let s = Scheduler::new(VirtualClock::new()).unwrap();
         let (mut a, b) = pair();
@@ -365,6 +388,27 @@ mod tests {
         s.run().unwrap();
         // The socket was ready at once: it is served before the clock jumps to the timer.
         assert_eq!(*log.borrow(), ["readable at 0.000", "timer at 5.000"]);
+    }
+
+    #[test]
+    fn a_panicking_callback_ends_run_and_the_waits_stay_filed() {
+        let s = Scheduler::new(VirtualClock::new()).unwrap();
+        let (mut a, b) = pair();
+        let log: Log = Rc::default();
+        let l = log.clone();
+        s.read_wait(&b, move |_| l.borrow_mut().push("readable".into()))
+            .unwrap();
+        let l = log.clone();
+        s.call_later(Duration::from_secs(1), move |_| {
+            l.borrow_mut().push("timer".into())
+        });
+        s.call_soon(|_| panic!("a careless callback"));
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run()));
+        assert!(ran.is_err(), "stage 4 has no handler: the panic ends run");
+        assert_eq!(s.pending(), (0, 1, 1));
+        a.write_all(b"x").unwrap();
+        s.run().unwrap();
+        assert_eq!(*log.borrow(), ["readable", "timer"]);
     }
 
     #[test]
