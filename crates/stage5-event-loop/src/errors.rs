@@ -34,6 +34,9 @@ pub enum Error {
     StoppedBeforeComplete,
     /// A delay or a time that is not a number.
     NanTime,
+    /// `run_until_complete` of a future that belongs to another loop (or to a loop that
+    /// is gone): this loop would wait for it for ever. asyncio's `ValueError`.
+    DifferentLoop,
     /// `set_result` on a done future, `result` of a pending one...: asyncio's
     /// `InvalidStateError`, with its message.
     InvalidState(&'static str),
@@ -87,6 +90,9 @@ impl fmt::Display for Error {
                 f.write_str("Event loop stopped before Future completed.")
             }
             Error::NanTime => f.write_str("Invalid delay or time: NaN"),
+            Error::DifferentLoop => f.write_str(
+                "The future belongs to a different loop than the one specified as the loop argument",
+            ),
             Error::InvalidState(message) => write!(f, "invalid state: {message}"),
             Error::Cancelled => f.write_str("CancelledError"),
             Error::Timeout => f.write_str("TimeoutError"),

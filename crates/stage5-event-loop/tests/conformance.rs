@@ -741,3 +741,19 @@ fn test_asyncio_run_reports_hanging_tasks_errors() {
         },
     );
 }
+
+#[test]
+fn test_run_until_complete_loop() {
+    check("test_run_until_complete_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let f: Future<u32> = other.create_future();
+        let task = other.create_task(async { Ok(1) }).unwrap();
+        for (what, future) in [("future", &f), ("task", &*task)] {
+            let error = lp.run_until_complete(future).unwrap_err();
+            assert!(matches!(error, Error::DifferentLoop), "{what}");
+            note(lp, format!("{what}: {error}"));
+        }
+        let output = other.run_until_complete(&task).unwrap();
+        note(lp, format!("other loop's task: {output}"));
+    });
+}

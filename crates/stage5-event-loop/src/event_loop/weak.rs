@@ -50,6 +50,11 @@ impl EventLoop {
         WeakLoop(Rc::downgrade(&self.inner))
     }
 
+    /// True if `other` is this very loop (a clone of it, or its owner).
+    pub(crate) fn is(&self, other: &EventLoop) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The loop whose remote queue is `remote`, if it lives on this thread (how a waker,
     /// which holds only that queue, finds its loop).
     pub(crate) fn on_this_thread(remote: &Arc<RemoteQueue<EventLoop>>) -> Option<EventLoop> {

@@ -229,6 +229,11 @@ impl<T: 'static> Future<T> {
         self.inner.lp.upgrade()
     }
 
+    /// True if this future belongs to `lp` (asyncio's `futures._get_loop(fut) is loop`).
+    pub(crate) fn belongs_to(&self, lp: &EventLoop) -> bool {
+        self.event_loop().is_some_and(|mine| mine.is(lp))
+    }
+
     /// The exception, if the future finished with one; `None` if it has a result.
     /// A pending future is an error (`InvalidState`); a cancelled one, `Cancelled`.
     pub fn exception(&self) -> Result<Option<Error>, Error> {

@@ -27,11 +27,16 @@ use crate::futures::future::Future;
 impl EventLoop {
     // ANCHOR: run_until_complete
     /// Run the loop until `future` is done; return its result. A [`Task`](crate::Task)
-    /// derefs to its future, so `run_until_complete(&task)` works too.
+    /// derefs to its future, so `run_until_complete(&task)` works too. A future of
+    /// another loop is refused ([`Error::DifferentLoop`]): its done callback would stop
+    /// the other loop, and this one would wait for ever.
     pub fn run_until_complete<T: Clone + 'static>(&self, future: &Future<T>) -> Result<T, Error> {
         self.check_closed()?;
         if self.is_running() {
             return Err(Error::AlreadyRunning);
+        }
+        if !future.belongs_to(self) {
+            return Err(Error::DifferentLoop);
         }
         // asyncio's `_run_until_complete_cb`: when the future is done, stop the loop.
         let stopper = future.add_done_callback(|lp, _| lp.stop());
