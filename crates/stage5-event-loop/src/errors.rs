@@ -170,16 +170,21 @@ static QUIET_HOOK: Once = Once::new();
 /// error, before the loop reports the same panic through its exception handler: two
 /// reports, one of them impossible to silence or capture. So, once per process, we put a
 /// hook in front of the existing one that stays quiet for panics raised inside `catch`,
-/// and only those; every other panic, on any thread, is printed as before.
+/// and only those; every other panic, on any thread, is printed as before. A thread that is
+/// panicking may not touch the hook (it would be a second panic, in a destructor: an
+/// abort), so a `catch` called while a panic unwinds (a loop dropped by it) leaves that to
+/// a later one.
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Error> {
-    QUIET_HOOK.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if CATCHING.with(Cell::get) == 0 {
-                previous(info);
-            }
-        }));
-    });
+    if !std::thread::panicking() {
+        QUIET_HOOK.call_once(|| {
+            let previous = panic::take_hook();
+            panic::set_hook(Box::new(move |info| {
+                if CATCHING.with(Cell::get) == 0 {
+                    previous(info);
+                }
+            }));
+        });
+    }
     CATCHING.with(|c| c.set(c.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CATCHING.with(|c| c.set(c.get() - 1));
