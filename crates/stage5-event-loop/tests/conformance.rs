@@ -757,3 +757,52 @@ fn test_run_until_complete_loop() {
         note(lp, format!("other loop's task: {output}"));
     });
 }
+
+/// Note when `future` is done, and whether it was cancelled.
+fn watch<T: 'static>(name: String, future: &Future<T>) {
+    future.add_done_callback(move |lp, f| {
+        note(lp, format!("{name} done, cancelled: {}", py(f.cancelled())))
+    });
+}
+
+/// A task that awaits `awaited`, cancelled a second later; `test_cancel_awaited`'s step.
+async fn cancel_outer<T: Clone + 'static>(
+    lp: &EventLoop,
+    name: &str,
+    awaited: Future<T>,
+    watched: bool,
+) -> Result<(), Error> {
+    if watched {
+        watch(format!("awaited {name}"), &awaited);
+    }
+    let outer = lp.create_task(async move { awaited.await.map(drop) })?;
+    watch(format!("outer {name}"), &outer);
+    sleep(lp, 1.0).await?;
+    note(lp, format!("cancel outer {name}: {}", py(outer.cancel())));
+    if let Err(Error::Cancelled) = outer.await {
+        note(lp, format!("outer {name} ended cancelled"));
+    }
+    Ok(())
+}
+
+#[test]
+fn test_cancel_awaited() {
+    check("test_cancel_awaited", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let f: Future<u32> = l.create_future();
+                let inner = quiet_sleeper(&l, 10);
+                let (a, b) = (quiet_sleeper(&l, 10), quiet_sleeper(&l, 20));
+                cancel_outer(&l, "on future", f, true).await?;
+                cancel_outer(&l, "on task", inner.into(), true).await?;
+                let all = gather(&l, [a.clone(), b.clone()]);
+                cancel_outer(&l, "on gather", all, false).await?;
+                let (a, b) = (py(a.cancelled()), py(b.cancelled()));
+                note(&l, format!("gather's children cancelled: {a}, {b}"));
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}

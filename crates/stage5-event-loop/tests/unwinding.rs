@@ -24,7 +24,10 @@ fn a_loop_dropped_by_a_panic_reports_its_pending_task_and_the_panic_goes_on() {
         panic!("the caller's own panic");
     }));
     let payload = outcome.expect_err("the panic reaches catch_unwind");
-    assert_eq!(payload.downcast_ref::<&str>(), Some(&"the caller's own panic"));
+    assert_eq!(
+        payload.downcast_ref::<&str>(),
+        Some(&"the caller's own panic")
+    );
     assert!(!task.done());
     assert_eq!(
         *logged.borrow(),

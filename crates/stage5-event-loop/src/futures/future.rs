@@ -34,6 +34,7 @@ use std::task::{Context, Poll, Waker};
 use crate::errors::Error;
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
+use crate::futures::current::{self, Cancel};
 use crate::futures::registry::Step;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
@@ -308,7 +309,8 @@ impl<T: Clone + 'static> Future<T> {
 // ANCHOR: poll
 /// Awaiting a future: ready with its result if it is done; otherwise the awaiting task's
 /// waker joins the done callbacks (once, however often the task polls), and the task
-/// sleeps until the future completes and the waker schedules its next step.
+/// sleeps until the future completes and the waker schedules its next step. The task also
+/// notes the future it waits on: cancelling the task cancels it (`current.rs`).
 impl<T: Clone + 'static> std::future::Future for Future<T> {
     type Output = Result<T, Error>;
 
@@ -325,6 +327,10 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
                     .callbacks
                     .push((id, Callback::Wake(cx.waker().clone())));
             }
+            // The task's `_fut_waiter`: what its `cancel` cancels first.
+            current::awaiting(Rc::as_ptr(&self.inner).cast(), || {
+                Rc::downgrade(&self.inner) as Weak<dyn Cancel>
+            });
             return Poll::Pending;
         }
         drop(state);
@@ -332,6 +338,13 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
     }
 }
 // ANCHOR_END: poll
+
+/// A task's `cancel` cancels the future the task awaits (asyncio's `_fut_waiter.cancel()`).
+impl<T: 'static> Cancel for FutureInner<T> {
+    fn cancel_awaited(self: Rc<Self>) -> bool {
+        Future { inner: self }.cancel()
+    }
+}
 
 impl<T> Drop for FutureInner<T> {
     /// asyncio's `Future.__del__`: an exception nobody ever retrieved is reported to the

@@ -27,7 +27,7 @@ use stage1::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
-use crate::futures::current::Current;
+use crate::futures::current::{Cancel, Current};
 use crate::futures::future::{Canceller, Future};
 use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
@@ -93,12 +93,13 @@ impl<T> fmt::Debug for Task<T> {
 // ANCHOR: core
 struct TaskCore<F, T> {
     id: u64,
-    key: TaskKey,                      // where the registry keeps it
-    scheduled: Cell<bool>,             // a step is in the ready queue
-    cancel_requested: Cell<bool>,      // `cancel()` was called: the next step ends the task
-    waker: Waker,                      // holds `key`: what its step polls the future with
-    future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
-    result: Future<T>,                 // knows the loop, weakly
+    key: TaskKey,                            // where the registry keeps it
+    scheduled: Cell<bool>,                   // a step is in the ready queue
+    cancel_requested: Cell<bool>,            // `cancel()` was called: the next step ends the task
+    awaited: Cell<Option<Weak<dyn Cancel>>>, // the future it waits on (`_fut_waiter`)
+    waker: Waker,                            // holds `key`: what its step polls the future with
+    future: Cell<Option<Pin<Box<F>>>>,       // `None` once finished (and while polled)
+    result: Future<T>,                       // knows the loop, weakly
 }
 // ANCHOR_END: core
 
@@ -123,6 +124,7 @@ impl EventLoop {
             key,
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
+            awaited: Cell::new(None),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -208,6 +210,7 @@ where
     /// its timer) and marks the task cancelled. A panic becomes the task's exception.
     fn step(self: Rc<Self>, lp: &EventLoop) {
         self.scheduled.set(false);
+        self.awaited.set(None); // woken: it waits on nothing now
         let Some(mut future) = self.future.take() else {
             return; // finished already
         };
@@ -232,8 +235,10 @@ where
         );
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
-            let _current = Current::enter(self.id);
-            catch(|| future.as_mut().poll(&mut cx))
+            let current = Current::enter(self.id);
+            let polled = catch(|| future.as_mut().poll(&mut cx));
+            self.awaited.set(current.awaited());
+            polled
         };
         match polled {
             Ok(Poll::Pending) => {
@@ -265,15 +270,23 @@ where
         self.id
     }
 
-    /// `Task.cancel()`: false if the task is done; otherwise remember the request and make
-    /// sure a step comes, which ends the task.
+    /// `Task.cancel()`: false if the task is done; otherwise remember the request, and
+    /// cancel the future the task awaits, as asyncio cancels `_fut_waiter` (a task, a
+    /// `gather` and its children end too): its end wakes the task, whose next step ends
+    /// it. If there is none, or it cannot be cancelled, schedule that step now.
     fn cancel(self: Rc<Self>) -> bool {
         if self.result.done() {
             return false;
         }
         self.cancel_requested.set(true);
-        if let Some(lp) = self.result.event_loop() {
-            loop_trace!(&lp, "cancel t{}", self.id);
+        let Some(lp) = self.result.event_loop() else {
+            return true;
+        };
+        loop_trace!(&lp, "cancel t{}", self.id);
+        let awaited = self.awaited.take();
+        let upgraded = awaited.as_ref().and_then(Weak::upgrade);
+        self.awaited.set(awaited); // a second cancel asks it again, as asyncio does
+        if !upgraded.is_some_and(Cancel::cancel_awaited) {
             schedule_step(&lp, self);
         }
         true
