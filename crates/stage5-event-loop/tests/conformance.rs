@@ -806,3 +806,47 @@ fn test_cancel_awaited() {
         lp.run_until_complete(&main).unwrap();
     });
 }
+
+#[test]
+fn test_gather_cancel() {
+    check("test_gather_cancel", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let l1 = l.clone();
+                let a = l.create_task(async move {
+                    sleep(&l1, 1.0).await?;
+                    Err::<u32, _>(Error::msg("bad"))
+                })?;
+                let b = quiet_sleeper(&l, 5);
+                let outer = gather(&l, [a, b.clone()]);
+                if let Err(error) = outer.clone().await {
+                    note(&l, format!("gather failed: {error}"));
+                }
+                note(
+                    &l,
+                    format!("cancel the failed gather: {}", py(outer.cancel())),
+                );
+                note(&l, format!("the other child goes on: {}", b.await?));
+
+                let (c, d) = (quiet_sleeper(&l, 1), quiet_sleeper(&l, 2));
+                let outer = gather(&l, [c.clone(), d.clone()]);
+                let o = outer.clone();
+                let waiting = l.create_task(async move { o.await.map(drop) })?;
+                sleep(&l, 0.0).await?;
+                let (first, second) = (py(waiting.cancel()), py(waiting.cancel()));
+                note(&l, format!("cancel the waiting task: {first}, {second}"));
+                note(
+                    &l,
+                    format!("cancel the gather again: {}", py(outer.cancel())),
+                );
+                if let Err(Error::Cancelled) = waiting.await {
+                    let (c, d) = (py(c.cancelled()), py(d.cancelled()));
+                    note(&l, format!("waiting task cancelled; children: {c}, {d}"));
+                }
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}

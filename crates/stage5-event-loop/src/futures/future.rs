@@ -198,6 +198,11 @@ impl<T: 'static> Future<T> {
         // Out of the state first: the canceller may look at this future.
         let canceller = {
             let mut state = self.inner.state.borrow_mut();
+            if !matches!(state.outcome, Outcome::Pending) {
+                // Done: nothing to cancel, and a gather that failed leaves its other
+                // children alone (`_GatheringFuture.cancel` checks `done()` first).
+                return false;
+            }
             match &state.canceller {
                 Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
                 Some(Canceller::Call(_)) => state.canceller.take(),
