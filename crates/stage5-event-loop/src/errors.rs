@@ -37,6 +37,9 @@ pub enum Error {
     /// `run_until_complete` of a future that belongs to another loop (or to a loop that
     /// is gone): this loop would wait for it for ever. asyncio's `ValueError`.
     DifferentLoop,
+    /// A task awaited a pending future of another loop, which would never wake it:
+    /// asyncio's `RuntimeError`, thrown into the coroutine.
+    ForeignFuture,
     /// `set_result` on a done future, `result` of a pending one...: asyncio's
     /// `InvalidStateError`, with its message.
     InvalidState(&'static str),
@@ -90,6 +93,7 @@ impl fmt::Display for Error {
                 f.write_str("Event loop stopped before Future completed.")
             }
             Error::NanTime => f.write_str("Invalid delay or time: NaN"),
+            Error::ForeignFuture => f.write_str("Task got Future attached to a different loop"),
             Error::DifferentLoop => f.write_str(
                 "The future belongs to a different loop than the one specified as the loop argument",
             ),

@@ -850,3 +850,45 @@ fn test_gather_cancel() {
         lp.run_until_complete(&main).unwrap();
     });
 }
+
+#[test]
+fn test_await_future_of_other_loop() {
+    check("test_await_future_of_other_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let l = lp.clone();
+        let o = other.clone();
+        let main = lp
+            .create_task(async move {
+                let done: Future<u32> = o.create_future();
+                done.set_result(7)?;
+                note(
+                    &l,
+                    format!("a done future of the other loop: {}", done.await?),
+                );
+                let o2 = o.clone();
+                let task = o.create_task(async move { sleep(&o2, 1.0).await })?;
+                let awaited: [(&str, Future<()>); 2] = [
+                    ("a pending future", o.create_future()),
+                    ("a task", task.clone().into()),
+                ];
+                for (what, awaited) in awaited {
+                    note(&l, format!("awaits {what} of the other loop"));
+                    if let Err(error) = awaited.await {
+                        assert!(matches!(error, Error::ForeignFuture));
+                        note(&l, format!("RuntimeError: {error}"));
+                    }
+                }
+                sleep(&l, 1.0).await?;
+                note(&l, "slept 1 s on its own loop");
+                Ok(task)
+            })
+            .unwrap();
+        let task = lp.run_until_complete(&main).unwrap();
+        task.cancel();
+        assert!(matches!(
+            other.run_until_complete(&task),
+            Err(Error::Cancelled)
+        ));
+        other.close().unwrap();
+    });
+}

@@ -12,6 +12,11 @@
 //! future first (a task it awaits, a `gather` and its children). A step that stopped at
 //! several futures at once (`first_of`, asyncio's `wait`) or at none (a socket) notes none.
 //!
+//! A pending future of *another* loop would never wake the task (its callbacks run on that
+//! loop). asyncio's step sees it and throws a `RuntimeError` into the coroutine at its next
+//! step; the step notes it here, and at the next step the same future's `poll` fails
+//! instead of waiting.
+//!
 //! What changed since stage 4: stage 4's `current` slot was how a task was found; here it
 //! only names it, and remembers what it awaits.
 
@@ -36,63 +41,111 @@ pub(crate) enum Awaited {
     One(*const (), Weak<dyn Cancel>),
     /// Several futures at once: none of them is *the* one to cancel.
     Several,
+    /// A pending future of another loop (its address): the next step fails it.
+    Foreign(usize),
+}
+
+/// What a future that is pending does, as `awaiting` decides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Wait: add the task's waker to the done callbacks.
+    Wait,
+    /// Another loop's future, met for the first time: wake the task, whose next step
+    /// polls it again.
+    WakeToFail,
+    /// Another loop's future, met again at the step after: fail.
+    Fail,
 }
 
 thread_local! {
     /// The task whose step runs now: a queue or a socket operation names the task that
     /// waits (stages 2 to 4 had it in their `current` slot).
-    static CURRENT: Cell<Option<u64>> = const { Cell::new(None) };
+    static CURRENT: Cell<Option<(u64, usize)>> = const { Cell::new(None) };
+    /// The foreign future the running step's task met at its previous step, if any.
+    static FOREIGN: Cell<Option<usize>> = const { Cell::new(None) };
     /// What the running step stopped at (asyncio's `_fut_waiter`, while it is decided).
     static AWAITED: RefCell<Awaited> = const { RefCell::new(Awaited::Nothing) };
 }
 
 /// The task whose step runs now, as the trace names it, if a task's step runs.
 pub(crate) fn current_task() -> Option<Id> {
-    CURRENT.get().map(Id::Task)
+    CURRENT.get().map(|(id, _)| Id::Task(id))
 }
 
-/// A future that returned `Pending` to the running step: note it (`future` makes the weak
-/// reference only if it is needed). Outside a task's step, nothing to note.
-pub(crate) fn awaiting(address: *const (), future: impl FnOnce() -> Weak<dyn Cancel>) {
-    if CURRENT.get().is_none() {
-        return;
+/// A future of the loop at `lp` (its address) is pending as the running step polls it:
+/// note it (`future` makes the weak reference only if it is needed), and say whether to
+/// wait. Outside a task's step, nothing to note: wait.
+pub(crate) fn awaiting(
+    address: *const (),
+    lp: usize,
+    future: impl FnOnce() -> Weak<dyn Cancel>,
+) -> Verdict {
+    let Some((_, task_loop)) = CURRENT.get() else {
+        return Verdict::Wait;
+    };
+    if task_loop != lp {
+        let address = address as usize;
+        if FOREIGN.get() == Some(address) {
+            return Verdict::Fail;
+        }
+        AWAITED.set(Awaited::Foreign(address));
+        return Verdict::WakeToFail;
     }
     AWAITED.with_borrow_mut(|awaited| {
         *awaited = match std::mem::take(awaited) {
             Awaited::Nothing => Awaited::One(address, future()),
             Awaited::One(known, weak) if known == address => Awaited::One(known, weak),
+            Awaited::Foreign(other) => Awaited::Foreign(other),
             Awaited::One(..) | Awaited::Several => Awaited::Several,
         }
     });
+    Verdict::Wait
 }
 
 /// The running step waits on several things at once, whatever it notes after this.
 pub(crate) fn awaiting_several() {
     if CURRENT.get().is_some() {
-        AWAITED.set(Awaited::Several);
+        AWAITED.with_borrow_mut(|awaited| {
+            if !matches!(awaited, Awaited::Foreign(_)) {
+                *awaited = Awaited::Several;
+            }
+        });
     }
 }
 
 /// Marks a task's step as running for as long as it lives, even through a panic.
-pub(crate) struct Current(Option<u64>, Awaited);
+pub(crate) struct Current {
+    previous: Option<(u64, usize)>,
+    awaited: Awaited,
+    foreign: Option<usize>,
+}
 
 impl Current {
-    pub(crate) fn enter(id: u64) -> Current {
-        Current(CURRENT.replace(Some(id)), AWAITED.take())
+    /// Task `id` of the loop at `lp` steps; `foreign` is the future of another loop its
+    /// previous step met (`Current::awaited`), which fails now.
+    pub(crate) fn enter(id: u64, lp: usize, foreign: Option<usize>) -> Current {
+        Current {
+            previous: CURRENT.replace(Some((id, lp))),
+            awaited: AWAITED.take(),
+            foreign: FOREIGN.replace(foreign),
+        }
     }
 
-    /// The one future the step stopped at, if there was exactly one.
-    pub(crate) fn awaited(&self) -> Option<Weak<dyn Cancel>> {
+    /// What the step stopped at: the one future it waits on, if there was exactly one
+    /// (`Ok`), or a future of another loop (`Err`, its address for the next step).
+    pub(crate) fn awaited(&self) -> Result<Option<Weak<dyn Cancel>>, usize> {
         match AWAITED.take() {
-            Awaited::One(_, weak) => Some(weak),
-            Awaited::Nothing | Awaited::Several => None,
+            Awaited::One(_, weak) => Ok(Some(weak)),
+            Awaited::Nothing | Awaited::Several => Ok(None),
+            Awaited::Foreign(address) => Err(address),
         }
     }
 }
 
 impl Drop for Current {
     fn drop(&mut self) {
-        CURRENT.set(self.0);
-        AWAITED.set(std::mem::take(&mut self.1));
+        CURRENT.set(self.previous);
+        AWAITED.set(std::mem::take(&mut self.awaited));
+        FOREIGN.set(self.foreign);
     }
 }

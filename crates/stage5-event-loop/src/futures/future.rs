@@ -34,7 +34,7 @@ use std::task::{Context, Poll, Waker};
 use crate::errors::Error;
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
-use crate::futures::current::{self, Cancel};
+use crate::futures::current::{self, Cancel, Verdict};
 use crate::futures::registry::Step;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
@@ -322,6 +322,21 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut state = self.inner.state.borrow_mut();
         if let Outcome::Pending = state.outcome {
+            // The task's `_fut_waiter`, what its `cancel` cancels first; unless the
+            // future is another loop's, which would never wake the task.
+            let verdict = current::awaiting(
+                Rc::as_ptr(&self.inner).cast(),
+                self.inner.lp.address(),
+                || Rc::downgrade(&self.inner) as Weak<dyn Cancel>,
+            );
+            match verdict {
+                Verdict::Wait => {}
+                Verdict::WakeToFail => {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                Verdict::Fail => return Poll::Ready(Err(Error::ForeignFuture)),
+            }
             let known = state.callbacks.iter().any(
                 |(_, callback)| matches!(callback, Callback::Wake(w) if w.will_wake(cx.waker())),
             );
@@ -332,10 +347,6 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
                     .callbacks
                     .push((id, Callback::Wake(cx.waker().clone())));
             }
-            // The task's `_fut_waiter`: what its `cancel` cancels first.
-            current::awaiting(Rc::as_ptr(&self.inner).cast(), || {
-                Rc::downgrade(&self.inner) as Weak<dyn Cancel>
-            });
             return Poll::Pending;
         }
         drop(state);

@@ -97,6 +97,7 @@ struct TaskCore<F, T> {
     scheduled: Cell<bool>,                   // a step is in the ready queue
     cancel_requested: Cell<bool>,            // `cancel()` was called: the next step ends the task
     awaited: Cell<Option<Weak<dyn Cancel>>>, // the future it waits on (`_fut_waiter`)
+    foreign: Cell<Option<usize>>,            // another loop's future its last step met
     waker: Waker,                            // holds `key`: what its step polls the future with
     future: Cell<Option<Pin<Box<F>>>>,       // `None` once finished (and while polled)
     result: Future<T>,                       // knows the loop, weakly
@@ -125,6 +126,7 @@ impl EventLoop {
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
             awaited: Cell::new(None),
+            foreign: Cell::new(None),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -235,9 +237,12 @@ where
         );
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
-            let current = Current::enter(self.id);
+            let current = Current::enter(self.id, lp.address(), self.foreign.take());
             let polled = catch(|| future.as_mut().poll(&mut cx));
-            self.awaited.set(current.awaited());
+            match current.awaited() {
+                Ok(awaited) => self.awaited.set(awaited),
+                Err(foreign) => self.foreign.set(Some(foreign)), // it fails at the next step
+            }
             polled
         };
         match polled {
