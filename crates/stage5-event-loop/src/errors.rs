@@ -40,6 +40,9 @@ pub enum Error {
     /// A task awaited a pending future of another loop, which would never wake it:
     /// asyncio's `RuntimeError`, thrown into the coroutine.
     ForeignFuture,
+    /// A task awaited its own output, which would wait for ever: asyncio's
+    /// `RuntimeError`, thrown into the coroutine.
+    AwaitsItself,
     /// `set_result` on a done future, `result` of a pending one...: asyncio's
     /// `InvalidStateError`, with its message.
     InvalidState(&'static str),
@@ -93,6 +96,7 @@ impl fmt::Display for Error {
                 f.write_str("Event loop stopped before Future completed.")
             }
             Error::NanTime => f.write_str("Invalid delay or time: NaN"),
+            Error::AwaitsItself => f.write_str("Task cannot await on itself"),
             Error::ForeignFuture => f.write_str("Task got Future attached to a different loop"),
             Error::DifferentLoop => f.write_str(
                 "The future belongs to a different loop than the one specified as the loop argument",

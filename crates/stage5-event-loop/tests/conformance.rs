@@ -892,3 +892,29 @@ fn test_await_future_of_other_loop() {
         other.close().unwrap();
     });
 }
+
+#[test]
+fn test_task_awaits_itself() {
+    check("test_task_awaits_itself", |lp| {
+        let me: Rc<RefCell<Option<Task<u32>>>> = Rc::default();
+        let (l, slot) = (lp.clone(), me.clone());
+        let task = lp
+            .create_task(async move {
+                note(&l, "awaits itself");
+                let me = slot.borrow_mut().take().expect("set before the first step");
+                if let Err(error) = me.await {
+                    assert!(matches!(error, Error::AwaitsItself));
+                    note(&l, format!("RuntimeError: {error}"));
+                }
+                sleep(&l, 1.0).await?;
+                note(&l, "slept 1 s");
+                Ok(5)
+            })
+            .unwrap();
+        *me.borrow_mut() = Some(task.clone());
+        note(
+            lp,
+            format!("result: {}", lp.run_until_complete(&task).unwrap()),
+        );
+    });
+}

@@ -1,5 +1,5 @@
 //! The task whose step runs now, and the future it waits on (book chapter 6, "Real
-//! wakers" and "Cancelling a task"; seed 003, section 4.1.2's `sched.current`, asyncio's
+//! wakers" and "Cancellation"; seed 003, section 4.1.2's `sched.current`, asyncio's
 //! `Task._fut_waiter`).
 //!
 //! Stages 2 to 4 needed a `current` slot to know which task was waiting. Stage 5 does not:
@@ -13,89 +13,104 @@
 //! several futures at once (`first_of`, asyncio's `wait`) or at none (a socket) notes none.
 //!
 //! A pending future of *another* loop would never wake the task (its callbacks run on that
-//! loop). asyncio's step sees it and throws a `RuntimeError` into the coroutine at its next
-//! step; the step notes it here, and at the next step the same future's `poll` fails
-//! instead of waiting.
+//! loop), and neither would the task's own output. asyncio's step sees either and throws a
+//! `RuntimeError` into the coroutine at its next step; the step notes it here, and at the
+//! next step the same future's `poll` fails instead of waiting.
 //!
 //! What changed since stage 4: stage 4's `current` slot was how a task was found; here it
 //! only names it, and remembers what it awaits.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Weak;
+use std::rc::{Rc, Weak};
 
 use stage1::Id;
+
+use crate::errors::Error;
 
 /// A future a task can wait on, seen from the task: it can be cancelled.
 pub(crate) trait Cancel {
     /// Cancel it (`Future::cancel`); false if it was done already.
-    fn cancel_awaited(self: std::rc::Rc<Self>) -> bool;
+    fn cancel_awaited(self: Rc<Self>) -> bool;
 }
 
 /// What the running step stopped at so far.
 #[derive(Default)]
-pub(crate) enum Awaited {
+enum Awaited {
     /// No future (yet).
     #[default]
     Nothing,
     /// One future: the address says which, so that polling it twice is still one.
-    One(*const (), Weak<dyn Cancel>),
+    One(usize, Weak<dyn Cancel>),
     /// Several futures at once: none of them is *the* one to cancel.
     Several,
-    /// A pending future of another loop (its address): the next step fails it.
-    Foreign(usize),
+    /// A pending future the task must not wait on (its address): the next step fails it.
+    Refused(usize),
 }
 
 /// What a future that is pending does, as `awaiting` decides.
-#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// Wait: add the task's waker to the done callbacks.
     Wait,
-    /// Another loop's future, met for the first time: wake the task, whose next step
-    /// polls it again.
+    /// A future the task must not wait on, met for the first time: wake the task, whose
+    /// next step polls it again.
     WakeToFail,
-    /// Another loop's future, met again at the step after: fail.
-    Fail,
+    /// The same future, met again at the step after: fail with this error.
+    Fail(Error),
+}
+
+/// The task whose step runs now, as the thread-local slot keeps it.
+#[derive(Clone, Copy)]
+struct Running {
+    id: u64,
+    lp: usize,  // its loop's address
+    own: usize, // the address of its own output's future
 }
 
 thread_local! {
     /// The task whose step runs now: a queue or a socket operation names the task that
     /// waits (stages 2 to 4 had it in their `current` slot).
-    static CURRENT: Cell<Option<(u64, usize)>> = const { Cell::new(None) };
-    /// The foreign future the running step's task met at its previous step, if any.
-    static FOREIGN: Cell<Option<usize>> = const { Cell::new(None) };
+    static CURRENT: Cell<Option<Running>> = const { Cell::new(None) };
     /// What the running step stopped at (asyncio's `_fut_waiter`, while it is decided).
     static AWAITED: RefCell<Awaited> = const { RefCell::new(Awaited::Nothing) };
+    /// The refused future the running step's task met at its previous step, if any.
+    static REFUSED: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 /// The task whose step runs now, as the trace names it, if a task's step runs.
 pub(crate) fn current_task() -> Option<Id> {
-    CURRENT.get().map(|(id, _)| Id::Task(id))
+    CURRENT.get().map(|task| Id::Task(task.id))
 }
 
-/// A future of the loop at `lp` (its address) is pending as the running step polls it:
+/// The future at `address`, of the loop at `lp`, is pending as the running step polls it:
 /// note it (`future` makes the weak reference only if it is needed), and say whether to
 /// wait. Outside a task's step, nothing to note: wait.
 pub(crate) fn awaiting(
-    address: *const (),
+    address: usize,
     lp: usize,
     future: impl FnOnce() -> Weak<dyn Cancel>,
 ) -> Verdict {
-    let Some((_, task_loop)) = CURRENT.get() else {
+    let Some(task) = CURRENT.get() else {
         return Verdict::Wait;
     };
-    if task_loop != lp {
-        let address = address as usize;
-        if FOREIGN.get() == Some(address) {
-            return Verdict::Fail;
+    let refused = if address == task.own {
+        Some(Error::AwaitsItself)
+    } else if lp != task.lp {
+        Some(Error::ForeignFuture)
+    } else {
+        None
+    };
+    if let Some(error) = refused {
+        if REFUSED.get() == Some(address) {
+            return Verdict::Fail(error);
         }
-        AWAITED.set(Awaited::Foreign(address));
+        AWAITED.set(Awaited::Refused(address));
         return Verdict::WakeToFail;
     }
     AWAITED.with_borrow_mut(|awaited| {
         *awaited = match std::mem::take(awaited) {
             Awaited::Nothing => Awaited::One(address, future()),
             Awaited::One(known, weak) if known == address => Awaited::One(known, weak),
-            Awaited::Foreign(other) => Awaited::Foreign(other),
+            Awaited::Refused(other) => Awaited::Refused(other),
             Awaited::One(..) | Awaited::Several => Awaited::Several,
         }
     });
@@ -106,7 +121,7 @@ pub(crate) fn awaiting(
 pub(crate) fn awaiting_several() {
     if CURRENT.get().is_some() {
         AWAITED.with_borrow_mut(|awaited| {
-            if !matches!(awaited, Awaited::Foreign(_)) {
+            if !matches!(awaited, Awaited::Refused(_)) {
                 *awaited = Awaited::Several;
             }
         });
@@ -115,29 +130,30 @@ pub(crate) fn awaiting_several() {
 
 /// Marks a task's step as running for as long as it lives, even through a panic.
 pub(crate) struct Current {
-    previous: Option<(u64, usize)>,
+    previous: Option<Running>,
     awaited: Awaited,
-    foreign: Option<usize>,
+    refused: Option<usize>,
 }
 
 impl Current {
-    /// Task `id` of the loop at `lp` steps; `foreign` is the future of another loop its
-    /// previous step met (`Current::awaited`), which fails now.
-    pub(crate) fn enter(id: u64, lp: usize, foreign: Option<usize>) -> Current {
+    /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps; `refused`
+    /// is the future its previous step must not wait on (`Current::awaited`), which
+    /// fails now.
+    pub(crate) fn enter(id: u64, lp: usize, own: usize, refused: Option<usize>) -> Current {
         Current {
-            previous: CURRENT.replace(Some((id, lp))),
+            previous: CURRENT.replace(Some(Running { id, lp, own })),
             awaited: AWAITED.take(),
-            foreign: FOREIGN.replace(foreign),
+            refused: REFUSED.replace(refused),
         }
     }
 
     /// What the step stopped at: the one future it waits on, if there was exactly one
-    /// (`Ok`), or a future of another loop (`Err`, its address for the next step).
+    /// (`Ok`), or a future it must not wait on (`Err`, its address for the next step).
     pub(crate) fn awaited(&self) -> Result<Option<Weak<dyn Cancel>>, usize> {
         match AWAITED.take() {
             Awaited::One(_, weak) => Ok(Some(weak)),
             Awaited::Nothing | Awaited::Several => Ok(None),
-            Awaited::Foreign(address) => Err(address),
+            Awaited::Refused(address) => Err(address),
         }
     }
 }
@@ -146,6 +162,6 @@ impl Drop for Current {
     fn drop(&mut self) {
         CURRENT.set(self.previous);
         AWAITED.set(std::mem::take(&mut self.awaited));
-        FOREIGN.set(self.foreign);
+        REFUSED.set(self.refused);
     }
 }

@@ -286,6 +286,11 @@ impl<T: 'static> Future<T> {
         before - state.callbacks.len()
     }
 
+    /// The future's address, which tells it from every other live future.
+    pub(crate) fn address(&self) -> usize {
+        Rc::as_ptr(&self.inner).cast::<()>() as usize
+    }
+
     /// True if both are the same future.
     pub fn ptr_eq(&self, other: &Future<T>) -> bool {
         Rc::ptr_eq(&self.inner, &other.inner)
@@ -323,19 +328,17 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
         let mut state = self.inner.state.borrow_mut();
         if let Outcome::Pending = state.outcome {
             // The task's `_fut_waiter`, what its `cancel` cancels first; unless the
-            // future is another loop's, which would never wake the task.
-            let verdict = current::awaiting(
-                Rc::as_ptr(&self.inner).cast(),
-                self.inner.lp.address(),
-                || Rc::downgrade(&self.inner) as Weak<dyn Cancel>,
-            );
+            // future is another loop's or the task's own, which would never wake it.
+            let verdict = current::awaiting(self.address(), self.inner.lp.address(), || {
+                Rc::downgrade(&self.inner) as Weak<dyn Cancel>
+            });
             match verdict {
                 Verdict::Wait => {}
                 Verdict::WakeToFail => {
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
-                Verdict::Fail => return Poll::Ready(Err(Error::ForeignFuture)),
+                Verdict::Fail(error) => return Poll::Ready(Err(error)),
             }
             let known = state.callbacks.iter().any(
                 |(_, callback)| matches!(callback, Callback::Wake(w) if w.will_wake(cx.waker())),

@@ -97,10 +97,10 @@ struct TaskCore<F, T> {
     scheduled: Cell<bool>,                   // a step is in the ready queue
     cancel_requested: Cell<bool>,            // `cancel()` was called: the next step ends the task
     awaited: Cell<Option<Weak<dyn Cancel>>>, // the future it waits on (`_fut_waiter`)
-    foreign: Cell<Option<usize>>,            // another loop's future its last step met
-    waker: Waker,                            // holds `key`: what its step polls the future with
-    future: Cell<Option<Pin<Box<F>>>>,       // `None` once finished (and while polled)
-    result: Future<T>,                       // knows the loop, weakly
+    refused: Cell<Option<usize>>, // a future its last step must not wait on (`current.rs`)
+    waker: Waker,                 // holds `key`: what its step polls the future with
+    future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
+    result: Future<T>,            // knows the loop, weakly
 }
 // ANCHOR_END: core
 
@@ -126,7 +126,7 @@ impl EventLoop {
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
             awaited: Cell::new(None),
-            foreign: Cell::new(None),
+            refused: Cell::new(None),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -237,11 +237,12 @@ where
         );
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
-            let current = Current::enter(self.id, lp.address(), self.foreign.take());
+            let own = self.result.address();
+            let current = Current::enter(self.id, lp.address(), own, self.refused.take());
             let polled = catch(|| future.as_mut().poll(&mut cx));
             match current.awaited() {
                 Ok(awaited) => self.awaited.set(awaited),
-                Err(foreign) => self.foreign.set(Some(foreign)), // it fails at the next step
+                Err(refused) => self.refused.set(Some(refused)), // it fails at the next step
             }
             polled
         };
