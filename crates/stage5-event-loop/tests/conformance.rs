@@ -918,3 +918,128 @@ fn test_task_awaits_itself() {
         );
     });
 }
+
+#[test]
+fn test_run_until_complete_edges() {
+    check("test_run_until_complete_edges", |lp| {
+        let done: Future<u32> = lp.create_future();
+        done.set_result(5).unwrap();
+        let start = lp.iteration();
+        let result = lp.run_until_complete(&done).unwrap();
+        let iterations = lp.iteration() - start;
+        note(
+            lp,
+            format!("done future: {result} after {iterations} iteration"),
+        );
+
+        let pending: Future<u32> = lp.create_future();
+        lp.stop();
+        let error = lp.run_until_complete(&pending).unwrap_err();
+        assert!(matches!(error, Error::StoppedBeforeComplete));
+        note(lp, format!("stopped first: {error}"));
+
+        let p = pending.clone();
+        lp.call_soon(move |lp| {
+            let outcomes = [
+                ("run_forever", lp.run_forever()),
+                ("run_until_complete", lp.run_until_complete(&p).map(drop)),
+                ("close", lp.close()),
+            ];
+            for (what, outcome) in outcomes {
+                note(
+                    lp,
+                    format!("{what} in a callback: {}", outcome.unwrap_err()),
+                );
+            }
+            p.set_result(7).unwrap();
+            lp.stop();
+            lp.stop();
+        })
+        .unwrap();
+        note(
+            lp,
+            format!(
+                "pending future: {}",
+                lp.run_until_complete(&pending).unwrap()
+            ),
+        );
+        lp.call_soon(|lp| note(lp, "runs after the double stop"))
+            .unwrap();
+        lp.stop();
+        lp.run_forever().unwrap();
+        let (running, closed) = (py(lp.is_running()), py(lp.is_closed()));
+        note(lp, format!("running: {running}, closed: {closed}"));
+    });
+}
+
+#[test]
+fn test_future_edges() {
+    check("test_future_edges", |lp| {
+        let f: Future<u32> = lp.create_future();
+        let callback = |name: &'static str| {
+            move |lp: &EventLoop, f: &Future<u32>| {
+                note(lp, format!("{name}: {}", f.result().unwrap()))
+            }
+        };
+        let ids = ["a", "b", "c"].map(|name| f.add_done_callback(callback(name)));
+        note(lp, format!("removed: {}", f.remove_done_callback(ids[1])));
+        let outcomes = [
+            ("result", f.result().map(drop)),
+            ("exception", f.exception().map(drop)),
+        ];
+        for (what, outcome) in outcomes {
+            let Err(Error::InvalidState(message)) = outcome else {
+                panic!("{what}: not InvalidState");
+            };
+            note(lp, format!("{what} of a pending future: {message}"));
+        }
+        f.set_result(1).unwrap();
+        note(lp, format!("after set_result: {} ready", lp.ready_len()));
+        if let Err(Error::InvalidState(_)) = f.set_result(2) {
+            note(lp, "second set_result: InvalidStateError");
+        }
+        note(lp, format!("cancel a done future: {}", py(f.cancel())));
+        f.add_done_callback(callback("late"));
+        lp.run_until_complete(&f).unwrap();
+
+        let g: Future<u32> = lp.create_future();
+        let (first, again) = (py(g.cancel()), py(g.cancel()));
+        note(
+            lp,
+            format!(
+                "cancel: {first}, again: {again}, cancelled: {}",
+                py(g.cancelled())
+            ),
+        );
+        let outcomes = [
+            ("result", g.result().map(drop)),
+            ("exception", g.exception().map(drop)),
+        ];
+        for (what, outcome) in outcomes {
+            assert!(matches!(outcome, Err(Error::Cancelled)), "{what}");
+            note(lp, format!("{what} of a cancelled future: CancelledError"));
+        }
+
+        let ran = lp.call_soon(|lp| note(lp, "ran")).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        ran.cancel();
+        note(
+            lp,
+            format!("cancelled after it ran: {}", py(ran.cancelled())),
+        );
+        let timer = lp
+            .call_later(0.0, |lp| note(lp, "timer (cancelled while ready)"))
+            .unwrap();
+        let t = timer.clone();
+        lp.call_soon(move |_| t.cancel()).unwrap();
+        lp.call_soon(|lp| report(lp, "")).unwrap();
+        let never = lp
+            .call_later(f64::INFINITY, |lp| note(lp, "never"))
+            .unwrap();
+        note(lp, format!("when: {:?}, {}", timer.when(), never.when()));
+        lp.call_later(1.0, EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        report(lp, "");
+    });
+}
