@@ -128,38 +128,53 @@ pub(crate) fn awaiting_several() {
     }
 }
 
-/// Marks a task's step as running for as long as it lives, even through a panic.
-pub(crate) struct Current {
+/// What a task remembers from one step to the next: the future it waits on (asyncio's
+/// `_fut_waiter`), and the one it must not wait on, which fails at its next step.
+#[derive(Default)]
+pub(crate) struct Waits {
+    awaited: Cell<Option<Weak<dyn Cancel>>>,
+    refused: Cell<Option<usize>>,
+}
+
+impl Waits {
+    /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
+    /// on nothing now, and the future it must not wait on fails.
+    pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
+        drop(self.awaited.take());
+        Current {
+            waits: self,
+            previous: CURRENT.replace(Some(Running { id, lp, own })),
+            awaited: AWAITED.take(),
+            refused: REFUSED.replace(self.refused.take()),
+        }
+    }
+
+    /// Cancel the future the task waits on (asyncio's `_fut_waiter.cancel()`); false if
+    /// there is none, or it was done. It stays noted: a second cancel asks it again.
+    pub(crate) fn cancel_awaited(&self) -> bool {
+        let awaited = self.awaited.take();
+        let upgraded = awaited.as_ref().and_then(Weak::upgrade);
+        self.awaited.set(awaited);
+        upgraded.is_some_and(Cancel::cancel_awaited)
+    }
+}
+
+/// Marks a task's step as running for as long as it lives, even through a panic; at the
+/// end, notes in the task's `Waits` what the step stopped at.
+pub(crate) struct Current<'a> {
+    waits: &'a Waits,
     previous: Option<Running>,
     awaited: Awaited,
     refused: Option<usize>,
 }
 
-impl Current {
-    /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps; `refused`
-    /// is the future its previous step must not wait on (`Current::awaited`), which
-    /// fails now.
-    pub(crate) fn enter(id: u64, lp: usize, own: usize, refused: Option<usize>) -> Current {
-        Current {
-            previous: CURRENT.replace(Some(Running { id, lp, own })),
-            awaited: AWAITED.take(),
-            refused: REFUSED.replace(refused),
-        }
-    }
-
-    /// What the step stopped at: the one future it waits on, if there was exactly one
-    /// (`Ok`), or a future it must not wait on (`Err`, its address for the next step).
-    pub(crate) fn awaited(&self) -> Result<Option<Weak<dyn Cancel>>, usize> {
-        match AWAITED.take() {
-            Awaited::One(_, weak) => Ok(Some(weak)),
-            Awaited::Nothing | Awaited::Several => Ok(None),
-            Awaited::Refused(address) => Err(address),
-        }
-    }
-}
-
-impl Drop for Current {
+impl Drop for Current<'_> {
     fn drop(&mut self) {
+        match AWAITED.take() {
+            Awaited::One(_, weak) => self.waits.awaited.set(Some(weak)),
+            Awaited::Nothing | Awaited::Several => {}
+            Awaited::Refused(address) => self.waits.refused.set(Some(address)),
+        }
         CURRENT.set(self.previous);
         AWAITED.set(std::mem::take(&mut self.awaited));
         REFUSED.set(self.refused);

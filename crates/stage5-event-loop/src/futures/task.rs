@@ -27,7 +27,7 @@ use stage1::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
-use crate::futures::current::{Cancel, Current};
+use crate::futures::current::Waits;
 use crate::futures::future::{Canceller, Future};
 use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
@@ -93,14 +93,13 @@ impl<T> fmt::Debug for Task<T> {
 // ANCHOR: core
 struct TaskCore<F, T> {
     id: u64,
-    key: TaskKey,                            // where the registry keeps it
-    scheduled: Cell<bool>,                   // a step is in the ready queue
-    cancel_requested: Cell<bool>,            // `cancel()` was called: the next step ends the task
-    awaited: Cell<Option<Weak<dyn Cancel>>>, // the future it waits on (`_fut_waiter`)
-    refused: Cell<Option<usize>>, // a future its last step must not wait on (`current.rs`)
-    waker: Waker,                 // holds `key`: what its step polls the future with
+    key: TaskKey,                      // where the registry keeps it
+    scheduled: Cell<bool>,             // a step is in the ready queue
+    cancel_requested: Cell<bool>,      // `cancel()` was called: the next step ends the task
+    waits: Waits,                      // the future it waits on (`_fut_waiter`)
+    waker: Waker,                      // holds `key`: what its step polls the future with
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
-    result: Future<T>,            // knows the loop, weakly
+    result: Future<T>,                 // knows the loop, weakly
 }
 // ANCHOR_END: core
 
@@ -125,8 +124,7 @@ impl EventLoop {
             key,
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
-            awaited: Cell::new(None),
-            refused: Cell::new(None),
+            waits: Waits::default(),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -212,7 +210,6 @@ where
     /// its timer) and marks the task cancelled. A panic becomes the task's exception.
     fn step(self: Rc<Self>, lp: &EventLoop) {
         self.scheduled.set(false);
-        self.awaited.set(None); // woken: it waits on nothing now
         let Some(mut future) = self.future.take() else {
             return; // finished already
         };
@@ -237,14 +234,10 @@ where
         );
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
-            let own = self.result.address();
-            let current = Current::enter(self.id, lp.address(), own, self.refused.take());
-            let polled = catch(|| future.as_mut().poll(&mut cx));
-            match current.awaited() {
-                Ok(awaited) => self.awaited.set(awaited),
-                Err(refused) => self.refused.set(Some(refused)), // it fails at the next step
-            }
-            polled
+            let _current = self
+                .waits
+                .enter(self.id, lp.address(), self.result.address());
+            catch(|| future.as_mut().poll(&mut cx))
         };
         match polled {
             Ok(Poll::Pending) => {
@@ -289,10 +282,7 @@ where
             return true;
         };
         loop_trace!(&lp, "cancel t{}", self.id);
-        let awaited = self.awaited.take();
-        let upgraded = awaited.as_ref().and_then(Weak::upgrade);
-        self.awaited.set(awaited); // a second cancel asks it again, as asyncio does
-        if !upgraded.is_some_and(Cancel::cancel_awaited) {
+        if !self.waits.cancel_awaited() {
             schedule_step(&lp, self);
         }
         true
