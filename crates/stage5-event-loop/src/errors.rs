@@ -28,6 +28,8 @@ pub enum Error {
     Closed,
     /// `run_forever`/`run_until_complete`/`run_once` on a loop that is already running.
     AlreadyRunning,
+    /// `run_*` while another loop runs on the same thread (it would block that loop).
+    AnotherLoopRunning,
     /// `close()` while the loop runs.
     CloseRunning,
     /// `run_until_complete`: the loop stopped (someone called `stop()`) first.
@@ -91,6 +93,9 @@ impl fmt::Display for Error {
         match self {
             Error::Closed => f.write_str("Event loop is closed"),
             Error::AlreadyRunning => f.write_str("This event loop is already running"),
+            Error::AnotherLoopRunning => {
+                f.write_str("Cannot run the event loop while another loop is running")
+            }
             Error::CloseRunning => f.write_str("Cannot close a running event loop"),
             Error::StoppedBeforeComplete => {
                 f.write_str("Event loop stopped before Future completed.")

@@ -1043,3 +1043,32 @@ fn test_future_edges() {
         report(lp, "");
     });
 }
+
+#[test]
+fn test_run_while_another_loop_runs() {
+    check("test_run_while_another_loop_runs", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let o = other.clone();
+        lp.call_soon(move |lp| {
+            let done: Future<u32> = o.create_future();
+            done.set_result(1).unwrap();
+            let outcomes = [
+                ("run_forever", o.run_forever()),
+                ("run_until_complete", o.run_until_complete(&done).map(drop)),
+            ];
+            for (what, outcome) in outcomes {
+                let error = outcome.unwrap_err();
+                assert!(matches!(error, Error::AnotherLoopRunning), "{what}");
+                note(lp, format!("{what} of the other loop: {error}"));
+            }
+            lp.stop();
+        })
+        .unwrap();
+        lp.run_forever().unwrap();
+        other
+            .call_soon(|o| note(o, "the other loop runs once this one has stopped"))
+            .unwrap();
+        other.call_soon(EventLoop::stop).unwrap();
+        other.run_forever().unwrap();
+    });
+}

@@ -32,9 +32,7 @@ impl EventLoop {
     /// the other loop, and this one would wait for ever.
     pub fn run_until_complete<T: Clone + 'static>(&self, future: &Future<T>) -> Result<T, Error> {
         self.check_closed()?;
-        if self.is_running() {
-            return Err(Error::AlreadyRunning);
-        }
+        self.check_running()?;
         if !future.belongs_to(self) {
             return Err(Error::DifferentLoop);
         }
