@@ -63,9 +63,9 @@ struct State<T> {
 
 /// What `cancel` asks instead of cancelling the future itself.
 pub(crate) enum Canceller {
-    /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
-    /// owns its future, not the other way round.
-    Task(Weak<dyn Step<EventLoop>>),
+    /// The task whose output this is, and its number: a task's future is labelled `Task`
+    /// (`<Task t3>` in a report). Weak: the task owns its future, not the other way round.
+    Task(Weak<dyn Step<EventLoop>>, u64),
     /// Anything else: `gather` cancels its children.
     Call(Box<dyn Fn() -> bool>),
 }
@@ -74,7 +74,7 @@ impl<T> State<T> {
     /// What a repr calls it: `Task` for a task's future.
     fn label(&self) -> &'static str {
         match self.canceller {
-            Some(Canceller::Task(_)) => "Task",
+            Some(Canceller::Task(..)) => "Task",
             _ => "Future",
         }
     }
@@ -204,13 +204,13 @@ impl<T: 'static> Future<T> {
                 return false;
             }
             match &state.canceller {
-                Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
+                Some(Canceller::Task(task, id)) => Some(Canceller::Task(task.clone(), *id)),
                 Some(Canceller::Call(_)) => state.canceller.take(),
                 None => None,
             }
         };
         match canceller {
-            Some(Canceller::Task(task)) => task.upgrade().is_some_and(|task| task.cancel()),
+            Some(Canceller::Task(task, _)) => task.upgrade().is_some_and(|task| task.cancel()),
             Some(Canceller::Call(call)) => {
                 let cancelling = call();
                 self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
@@ -379,9 +379,14 @@ impl<T> Drop for FutureInner<T> {
             return;
         };
         if let Outcome::Finished(Err(error)) = &state.outcome {
+            let task = match state.canceller {
+                Some(Canceller::Task(_, id)) => Some(format!("<Task t{id} {}>", state.name())),
+                _ => None,
+            };
             let context = ExceptionContext {
                 message: format!("{} exception was never retrieved", state.label()),
                 exception: Some(error.clone()),
+                task, // asyncio's `future` key: the task, named as the trace names it
                 ..ExceptionContext::default()
             };
             drop(state);
@@ -394,7 +399,13 @@ impl<T> Future<T> {
     /// The state as a word: `pending`, `cancelled`, `finished`, or `finished with an
     /// exception`.
     pub fn state_name(&self) -> &'static str {
-        match &self.inner.state.borrow().outcome {
+        self.inner.state.borrow().name()
+    }
+}
+
+impl<T> State<T> {
+    fn name(&self) -> &'static str {
+        match &self.outcome {
             Outcome::Pending => "pending",
             Outcome::Cancelled => "cancelled",
             Outcome::Finished(Ok(_)) => "finished",

@@ -133,7 +133,7 @@ impl EventLoop {
         debug_assert_eq!(inserted, key);
         drop(tasks);
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
-        result.set_canceller(Canceller::Task(weak));
+        result.set_canceller(Canceller::Task(weak, id));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
         loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
@@ -377,6 +377,26 @@ mod tests {
         done.set(true);
         lp.run_once().unwrap(); // drains the wake in step 3 and runs the step in step 5
         assert!(task.done());
+    }
+
+    #[test]
+    fn a_failed_task_nobody_asked_is_reported_with_its_name() {
+        let lp = vloop();
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = seen.clone();
+        lp.set_exception_handler(Some(Rc::new(move |_, context| {
+            let task = context.task.clone().unwrap_or_default();
+            s.borrow_mut().push(format!("{} / {task}", context.message))
+        })));
+        let task = lp
+            .create_task(async { Err::<(), _>(Error::msg("boom")) })
+            .unwrap();
+        lp.run_once().unwrap();
+        drop(task);
+        assert_eq!(
+            *seen.borrow(),
+            ["Task exception was never retrieved / <Task t1 finished with an exception>"]
+        );
     }
 
     #[test]
