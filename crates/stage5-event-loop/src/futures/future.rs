@@ -510,6 +510,22 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_loops_future_completes_and_drops_its_callbacks() {
+        // asyncio's `call_soon` would raise `RuntimeError` out of `set_result`; here the
+        // result is set, and the callbacks, which nothing can run any more, are dropped.
+        let lp = vloop();
+        let ran = Rc::new(Cell::new(0));
+        let f: Future<u32> = lp.create_future();
+        let r = ran.clone();
+        f.add_done_callback(move |_, _| r.set(r.get() + 1));
+        lp.close().unwrap();
+        assert!(f.set_result(1).is_ok());
+        let r = ran.clone();
+        f.add_done_callback(move |_, _| r.set(r.get() + 1));
+        assert_eq!((f.result().unwrap(), lp.ready_len(), ran.get()), (1, 0, 0));
+    }
+
+    #[test]
     fn an_exception_never_retrieved_is_reported_when_dropped() {
         let lp = vloop();
         let seen = Rc::new(RefCell::new(Vec::new()));
