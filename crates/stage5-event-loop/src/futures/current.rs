@@ -58,7 +58,7 @@ pub(crate) enum Verdict {
     Fail(Error),
 }
 
-/// The task whose step runs now, as the thread-local slot keeps it.
+/// The task whose step runs now.
 #[derive(Clone, Copy)]
 struct Running {
     id: u64,
@@ -66,19 +66,29 @@ struct Running {
     own: usize, // the address of its own output's future
 }
 
+/// The running step, as the thread-local slot keeps it.
+struct StepSlot {
+    task: Option<Running>,
+    awaited: Awaited, // what it stopped at (asyncio's `_fut_waiter`, being decided)
+    refused: Option<usize>, // the future its task must not have waited on: it fails now
+}
+
+const IDLE: StepSlot = StepSlot {
+    task: None,
+    awaited: Awaited::Nothing,
+    refused: None,
+};
+
 thread_local! {
-    /// The task whose step runs now: a queue or a socket operation names the task that
-    /// waits (stages 2 to 4 had it in their `current` slot).
-    static CURRENT: Cell<Option<Running>> = const { Cell::new(None) };
-    /// What the running step stopped at (asyncio's `_fut_waiter`, while it is decided).
-    static AWAITED: RefCell<Awaited> = const { RefCell::new(Awaited::Nothing) };
-    /// The refused future the running step's task met at its previous step, if any.
-    static REFUSED: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The running step: a queue or a socket operation names the task that waits (stages
+    /// 2 to 4 had it in their `current` slot), a future notes itself. One slot, so that
+    /// a step's start and end each touch the thread-local once.
+    static STEP: RefCell<StepSlot> = const { RefCell::new(IDLE) };
 }
 
 /// The task whose step runs now, as the trace names it, if a task's step runs.
 pub(crate) fn current_task() -> Option<Id> {
-    CURRENT.get().map(|task| Id::Task(task.id))
+    STEP.with_borrow(|step| step.task.map(|task| Id::Task(task.id)))
 }
 
 /// The future at `address`, of the loop at `lp`, is pending as the running step polls it:
@@ -89,43 +99,41 @@ pub(crate) fn awaiting(
     lp: usize,
     future: impl FnOnce() -> Weak<dyn Cancel>,
 ) -> Verdict {
-    let Some(task) = CURRENT.get() else {
-        return Verdict::Wait;
-    };
-    let refused = if address == task.own {
-        Some(Error::AwaitsItself)
-    } else if lp != task.lp {
-        Some(Error::ForeignFuture)
-    } else {
-        None
-    };
-    if let Some(error) = refused {
-        if REFUSED.get() == Some(address) {
-            return Verdict::Fail(error);
+    STEP.with_borrow_mut(|step| {
+        let Some(task) = step.task else {
+            return Verdict::Wait;
+        };
+        let refused = if address == task.own {
+            Some(Error::AwaitsItself)
+        } else if lp != task.lp {
+            Some(Error::ForeignFuture)
+        } else {
+            None
+        };
+        if let Some(error) = refused {
+            if step.refused == Some(address) {
+                return Verdict::Fail(error);
+            }
+            step.awaited = Awaited::Refused(address);
+            return Verdict::WakeToFail;
         }
-        AWAITED.set(Awaited::Refused(address));
-        return Verdict::WakeToFail;
-    }
-    AWAITED.with_borrow_mut(|awaited| {
-        *awaited = match std::mem::take(awaited) {
+        step.awaited = match std::mem::take(&mut step.awaited) {
             Awaited::Nothing => Awaited::One(address, future()),
             Awaited::One(known, weak) if known == address => Awaited::One(known, weak),
             Awaited::Refused(other) => Awaited::Refused(other),
             Awaited::One(..) | Awaited::Several => Awaited::Several,
-        }
-    });
-    Verdict::Wait
+        };
+        Verdict::Wait
+    })
 }
 
 /// The running step waits on several things at once, whatever it notes after this.
 pub(crate) fn awaiting_several() {
-    if CURRENT.get().is_some() {
-        AWAITED.with_borrow_mut(|awaited| {
-            if !matches!(awaited, Awaited::Refused(_)) {
-                *awaited = Awaited::Several;
-            }
-        });
-    }
+    STEP.with_borrow_mut(|step| {
+        if step.task.is_some() && !matches!(step.awaited, Awaited::Refused(_)) {
+            step.awaited = Awaited::Several;
+        }
+    });
 }
 
 /// What a task remembers from one step to the next: the future it waits on (asyncio's
@@ -141,11 +149,15 @@ impl Waits {
     /// on nothing now, and the future it must not wait on fails.
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
         drop(self.awaited.take());
+        let running = StepSlot {
+            task: Some(Running { id, lp, own }),
+            awaited: Awaited::Nothing,
+            refused: self.refused.take(),
+        };
+        let previous = STEP.replace(running);
         Current {
             waits: self,
-            previous: CURRENT.replace(Some(Running { id, lp, own })),
-            awaited: AWAITED.take(),
-            refused: REFUSED.replace(self.refused.take()),
+            previous,
         }
     }
 
@@ -163,20 +175,17 @@ impl Waits {
 /// end, notes in the task's `Waits` what the step stopped at.
 pub(crate) struct Current<'a> {
     waits: &'a Waits,
-    previous: Option<Running>,
-    awaited: Awaited,
-    refused: Option<usize>,
+    previous: StepSlot, // the step this one interrupted, if any: put back at the end
 }
 
 impl Drop for Current<'_> {
     fn drop(&mut self) {
-        match AWAITED.take() {
+        let previous = std::mem::replace(&mut self.previous, IDLE);
+        let ended = STEP.replace(previous);
+        match ended.awaited {
             Awaited::One(_, weak) => self.waits.awaited.set(Some(weak)),
             Awaited::Nothing | Awaited::Several => {}
             Awaited::Refused(address) => self.waits.refused.set(Some(address)),
         }
-        CURRENT.set(self.previous);
-        AWAITED.set(std::mem::take(&mut self.awaited));
-        REFUSED.set(self.refused);
     }
 }
