@@ -1072,3 +1072,32 @@ fn test_run_while_another_loop_runs() {
         other.run_forever().unwrap();
     });
 }
+
+#[test]
+fn test_gather_wait_for_other_loop() {
+    check("test_gather_wait_for_other_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let (l, o) = (lp.clone(), other.clone());
+        let main = lp
+            .create_task(async move {
+                let mine: Future<u32> = l.create_future();
+                let theirs: Future<u32> = o.create_future();
+                let outcomes = [
+                    (
+                        "gather",
+                        gather(&l, [mine.clone(), theirs.clone()]).await.map(drop),
+                    ),
+                    ("wait_for", wait_for(&l, theirs, 1.0).await.map(drop)),
+                ];
+                for (what, outcome) in outcomes {
+                    let error = outcome.unwrap_err();
+                    assert!(matches!(error, Error::DifferentLoop), "{what}: {error}");
+                    note(&l, format!("{what}: {error}"));
+                }
+                note(&l, format!("mine still pending: {}", py(!mine.done())));
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
