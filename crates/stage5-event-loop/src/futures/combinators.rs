@@ -126,8 +126,11 @@ where
         }
     });
     // The waiter ends with a result, or cancelled with us: either way the state of
-    // `future` decides what follows.
-    let _ = waiter.await;
+    // `future` decides what follows. Unless `lp` is not the caller's loop: then nothing
+    // here can ever wake the caller (the caller's task is told so).
+    if let Err(error @ Error::ForeignFuture) = waiter.await {
+        return Err(error);
+    }
     if future.done() {
         return future.result();
     }
@@ -266,6 +269,25 @@ mod tests {
         // Both timers were cancelled: popped off the heap, and the clock never jumped.
         assert_eq!(lp.scheduled_len(), 0);
         assert_eq!(lp.time(), 0.0);
+    }
+
+    #[test]
+    fn wait_for_on_another_loop_than_the_callers_is_an_error_not_a_timeout() {
+        let (lp, other) = (vloop(), vloop());
+        let theirs: Future<u8> = other.create_future();
+        let (o, t) = (other.clone(), theirs.clone());
+        let task = lp
+            .create_task(async move { wait_for(&o, t, 5.0).await })
+            .unwrap();
+        assert!(matches!(
+            lp.run_until_complete(&task),
+            Err(Error::ForeignFuture)
+        ));
+        assert!(
+            theirs.cancelled(),
+            "the caller went away: its future is cancelled"
+        );
+        assert_eq!(lp.time(), 0.0, "no waiting for the timeout");
     }
 
     #[test]
