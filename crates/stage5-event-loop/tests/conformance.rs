@@ -1101,3 +1101,44 @@ fn test_gather_wait_for_other_loop() {
         lp.run_until_complete(&main).unwrap();
     });
 }
+
+#[test]
+fn test_wait_for_edges() {
+    check("test_wait_for_edges", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let a = quiet_sleeper(&l, 2);
+                match wait_for(&l, a.clone(), 2.0).await {
+                    Ok(v) => note(&l, format!("tie, task first: {v}")),
+                    Err(_) => note(
+                        &l,
+                        format!("tie, task first: timeout, cancelled {}", py(a.cancelled())),
+                    ),
+                }
+                let b = quiet_sleeper(&l, 2);
+                sleep(&l, 0.0).await?;
+                match wait_for(&l, b.clone(), 2.0).await {
+                    Ok(v) => note(&l, format!("tie, started: {v}")),
+                    Err(_) => note(
+                        &l,
+                        format!("tie, started: timeout, cancelled {}", py(b.cancelled())),
+                    ),
+                }
+                note(
+                    &l,
+                    format!("done future, timeout 0: {}", wait_for(&l, b, 0.0).await?),
+                );
+                let c = quiet_sleeper(&l, 1);
+                if let Err(Error::Timeout) = wait_for(&l, c.clone(), -1.0).await {
+                    note(
+                        &l,
+                        format!("negative: timeout, cancelled {}", py(c.cancelled())),
+                    );
+                }
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
