@@ -28,12 +28,23 @@ pub enum Error {
     Closed,
     /// `run_forever`/`run_until_complete`/`run_once` on a loop that is already running.
     AlreadyRunning,
+    /// `run_*` while another loop runs on the same thread (it would block that loop).
+    AnotherLoopRunning,
     /// `close()` while the loop runs.
     CloseRunning,
     /// `run_until_complete`: the loop stopped (someone called `stop()`) first.
     StoppedBeforeComplete,
     /// A delay or a time that is not a number.
     NanTime,
+    /// `run_until_complete` of a future that belongs to another loop (or to a loop that
+    /// is gone): this loop would wait for it for ever. asyncio's `ValueError`.
+    DifferentLoop,
+    /// A task awaited a pending future of another loop, which would never wake it:
+    /// asyncio's `RuntimeError`, thrown into the coroutine.
+    ForeignFuture,
+    /// A task awaited its own output, which would wait for ever: asyncio's
+    /// `RuntimeError`, thrown into the coroutine.
+    AwaitsItself,
     /// `set_result` on a done future, `result` of a pending one...: asyncio's
     /// `InvalidStateError`, with its message.
     InvalidState(&'static str),
@@ -82,11 +93,19 @@ impl fmt::Display for Error {
         match self {
             Error::Closed => f.write_str("Event loop is closed"),
             Error::AlreadyRunning => f.write_str("This event loop is already running"),
+            Error::AnotherLoopRunning => {
+                f.write_str("Cannot run the event loop while another loop is running")
+            }
             Error::CloseRunning => f.write_str("Cannot close a running event loop"),
             Error::StoppedBeforeComplete => {
                 f.write_str("Event loop stopped before Future completed.")
             }
             Error::NanTime => f.write_str("Invalid delay or time: NaN"),
+            Error::AwaitsItself => f.write_str("Task cannot await on itself"),
+            Error::ForeignFuture => f.write_str("Task got Future attached to a different loop"),
+            Error::DifferentLoop => f.write_str(
+                "The future belongs to a different loop than the one specified as the loop argument",
+            ),
             Error::InvalidState(message) => write!(f, "invalid state: {message}"),
             Error::Cancelled => f.write_str("CancelledError"),
             Error::Timeout => f.write_str("TimeoutError"),
@@ -164,16 +183,21 @@ static QUIET_HOOK: Once = Once::new();
 /// error, before the loop reports the same panic through its exception handler: two
 /// reports, one of them impossible to silence or capture. So, once per process, we put a
 /// hook in front of the existing one that stays quiet for panics raised inside `catch`,
-/// and only those; every other panic, on any thread, is printed as before.
+/// and only those; every other panic, on any thread, is printed as before. A thread that is
+/// panicking may not touch the hook (it would be a second panic, in a destructor: an
+/// abort), so a `catch` called while a panic unwinds (a loop dropped by it) leaves that to
+/// a later one.
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Error> {
-    QUIET_HOOK.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if CATCHING.with(Cell::get) == 0 {
-                previous(info);
-            }
-        }));
-    });
+    if !std::thread::panicking() {
+        QUIET_HOOK.call_once(|| {
+            let previous = panic::take_hook();
+            panic::set_hook(Box::new(move |info| {
+                if CATCHING.with(Cell::get) == 0 {
+                    previous(info);
+                }
+            }));
+        });
+    }
     CATCHING.with(|c| c.set(c.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CATCHING.with(|c| c.set(c.get() - 1));

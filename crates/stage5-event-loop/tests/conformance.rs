@@ -741,3 +741,404 @@ fn test_asyncio_run_reports_hanging_tasks_errors() {
         },
     );
 }
+
+#[test]
+fn test_run_until_complete_loop() {
+    check("test_run_until_complete_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let f: Future<u32> = other.create_future();
+        let task = other.create_task(async { Ok(1) }).unwrap();
+        for (what, future) in [("future", &f), ("task", &*task)] {
+            let error = lp.run_until_complete(future).unwrap_err();
+            assert!(matches!(error, Error::DifferentLoop), "{what}");
+            note(lp, format!("{what}: {error}"));
+        }
+        let output = other.run_until_complete(&task).unwrap();
+        note(lp, format!("other loop's task: {output}"));
+    });
+}
+
+/// Note when `future` is done, and whether it was cancelled.
+fn watch<T: 'static>(name: String, future: &Future<T>) {
+    future.add_done_callback(move |lp, f| {
+        note(lp, format!("{name} done, cancelled: {}", py(f.cancelled())))
+    });
+}
+
+/// A task that awaits `awaited`, cancelled a second later; `test_cancel_awaited`'s step.
+async fn cancel_outer<T: Clone + 'static>(
+    lp: &EventLoop,
+    name: &str,
+    awaited: Future<T>,
+    watched: bool,
+) -> Result<(), Error> {
+    if watched {
+        watch(format!("awaited {name}"), &awaited);
+    }
+    let outer = lp.create_task(async move { awaited.await.map(drop) })?;
+    watch(format!("outer {name}"), &outer);
+    sleep(lp, 1.0).await?;
+    note(lp, format!("cancel outer {name}: {}", py(outer.cancel())));
+    if let Err(Error::Cancelled) = outer.await {
+        note(lp, format!("outer {name} ended cancelled"));
+    }
+    Ok(())
+}
+
+#[test]
+fn test_cancel_awaited() {
+    check("test_cancel_awaited", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let f: Future<u32> = l.create_future();
+                let inner = quiet_sleeper(&l, 10);
+                let (a, b) = (quiet_sleeper(&l, 10), quiet_sleeper(&l, 20));
+                cancel_outer(&l, "on future", f, true).await?;
+                cancel_outer(&l, "on task", inner.into(), true).await?;
+                let all = gather(&l, [a.clone(), b.clone()]);
+                cancel_outer(&l, "on gather", all, false).await?;
+                let (a, b) = (py(a.cancelled()), py(b.cancelled()));
+                note(&l, format!("gather's children cancelled: {a}, {b}"));
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
+
+#[test]
+fn test_gather_cancel() {
+    check("test_gather_cancel", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let l1 = l.clone();
+                let a = l.create_task(async move {
+                    sleep(&l1, 1.0).await?;
+                    Err::<u32, _>(Error::msg("bad"))
+                })?;
+                let b = quiet_sleeper(&l, 5);
+                let outer = gather(&l, [a, b.clone()]);
+                if let Err(error) = outer.clone().await {
+                    note(&l, format!("gather failed: {error}"));
+                }
+                note(
+                    &l,
+                    format!("cancel the failed gather: {}", py(outer.cancel())),
+                );
+                note(&l, format!("the other child goes on: {}", b.await?));
+
+                let (c, d) = (quiet_sleeper(&l, 1), quiet_sleeper(&l, 2));
+                let outer = gather(&l, [c.clone(), d.clone()]);
+                let o = outer.clone();
+                let waiting = l.create_task(async move { o.await.map(drop) })?;
+                sleep(&l, 0.0).await?;
+                let (first, second) = (py(waiting.cancel()), py(waiting.cancel()));
+                note(&l, format!("cancel the waiting task: {first}, {second}"));
+                note(
+                    &l,
+                    format!("cancel the gather again: {}", py(outer.cancel())),
+                );
+                if let Err(Error::Cancelled) = waiting.await {
+                    let (c, d) = (py(c.cancelled()), py(d.cancelled()));
+                    note(&l, format!("waiting task cancelled; children: {c}, {d}"));
+                }
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
+
+#[test]
+fn test_await_future_of_other_loop() {
+    check("test_await_future_of_other_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let l = lp.clone();
+        let o = other.clone();
+        let main = lp
+            .create_task(async move {
+                let done: Future<u32> = o.create_future();
+                done.set_result(7)?;
+                note(
+                    &l,
+                    format!("a done future of the other loop: {}", done.await?),
+                );
+                let o2 = o.clone();
+                let task = o.create_task(async move { sleep(&o2, 1.0).await })?;
+                let awaited: [(&str, Future<()>); 2] = [
+                    ("a pending future", o.create_future()),
+                    ("a task", task.clone().into()),
+                ];
+                for (what, awaited) in awaited {
+                    note(&l, format!("awaits {what} of the other loop"));
+                    if let Err(error) = awaited.await {
+                        assert!(matches!(error, Error::ForeignFuture));
+                        note(&l, format!("RuntimeError: {error}"));
+                    }
+                }
+                sleep(&l, 1.0).await?;
+                note(&l, "slept 1 s on its own loop");
+                Ok(task)
+            })
+            .unwrap();
+        let task = lp.run_until_complete(&main).unwrap();
+        task.cancel();
+        assert!(matches!(
+            other.run_until_complete(&task),
+            Err(Error::Cancelled)
+        ));
+        other.close().unwrap();
+    });
+}
+
+#[test]
+fn test_task_awaits_itself() {
+    check("test_task_awaits_itself", |lp| {
+        let me: Rc<RefCell<Option<Task<u32>>>> = Rc::default();
+        let (l, slot) = (lp.clone(), me.clone());
+        let task = lp
+            .create_task(async move {
+                note(&l, "awaits itself");
+                let me = slot.borrow_mut().take().expect("set before the first step");
+                if let Err(error) = me.await {
+                    assert!(matches!(error, Error::AwaitsItself));
+                    note(&l, format!("RuntimeError: {error}"));
+                }
+                sleep(&l, 1.0).await?;
+                note(&l, "slept 1 s");
+                Ok(5)
+            })
+            .unwrap();
+        *me.borrow_mut() = Some(task.clone());
+        note(
+            lp,
+            format!("result: {}", lp.run_until_complete(&task).unwrap()),
+        );
+    });
+}
+
+#[test]
+fn test_run_until_complete_edges() {
+    check("test_run_until_complete_edges", |lp| {
+        let done: Future<u32> = lp.create_future();
+        done.set_result(5).unwrap();
+        let start = lp.iteration();
+        let result = lp.run_until_complete(&done).unwrap();
+        let iterations = lp.iteration() - start;
+        note(
+            lp,
+            format!("done future: {result} after {iterations} iteration"),
+        );
+
+        let pending: Future<u32> = lp.create_future();
+        lp.stop();
+        let error = lp.run_until_complete(&pending).unwrap_err();
+        assert!(matches!(error, Error::StoppedBeforeComplete));
+        note(lp, format!("stopped first: {error}"));
+
+        let p = pending.clone();
+        lp.call_soon(move |lp| {
+            let outcomes = [
+                ("run_forever", lp.run_forever()),
+                ("run_until_complete", lp.run_until_complete(&p).map(drop)),
+                ("close", lp.close()),
+            ];
+            for (what, outcome) in outcomes {
+                note(
+                    lp,
+                    format!("{what} in a callback: {}", outcome.unwrap_err()),
+                );
+            }
+            p.set_result(7).unwrap();
+            lp.stop();
+            lp.stop();
+        })
+        .unwrap();
+        note(
+            lp,
+            format!(
+                "pending future: {}",
+                lp.run_until_complete(&pending).unwrap()
+            ),
+        );
+        lp.call_soon(|lp| note(lp, "runs after the double stop"))
+            .unwrap();
+        lp.stop();
+        lp.run_forever().unwrap();
+        let (running, closed) = (py(lp.is_running()), py(lp.is_closed()));
+        note(lp, format!("running: {running}, closed: {closed}"));
+    });
+}
+
+#[test]
+fn test_future_edges() {
+    check("test_future_edges", |lp| {
+        let f: Future<u32> = lp.create_future();
+        let callback = |name: &'static str| {
+            move |lp: &EventLoop, f: &Future<u32>| {
+                note(lp, format!("{name}: {}", f.result().unwrap()))
+            }
+        };
+        let ids = ["a", "b", "c"].map(|name| f.add_done_callback(callback(name)));
+        note(lp, format!("removed: {}", f.remove_done_callback(ids[1])));
+        let outcomes = [
+            ("result", f.result().map(drop)),
+            ("exception", f.exception().map(drop)),
+        ];
+        for (what, outcome) in outcomes {
+            let Err(Error::InvalidState(message)) = outcome else {
+                panic!("{what}: not InvalidState");
+            };
+            note(lp, format!("{what} of a pending future: {message}"));
+        }
+        f.set_result(1).unwrap();
+        note(lp, format!("after set_result: {} ready", lp.ready_len()));
+        if let Err(Error::InvalidState(_)) = f.set_result(2) {
+            note(lp, "second set_result: InvalidStateError");
+        }
+        note(lp, format!("cancel a done future: {}", py(f.cancel())));
+        f.add_done_callback(callback("late"));
+        lp.run_until_complete(&f).unwrap();
+
+        let g: Future<u32> = lp.create_future();
+        let (first, again) = (py(g.cancel()), py(g.cancel()));
+        note(
+            lp,
+            format!(
+                "cancel: {first}, again: {again}, cancelled: {}",
+                py(g.cancelled())
+            ),
+        );
+        let outcomes = [
+            ("result", g.result().map(drop)),
+            ("exception", g.exception().map(drop)),
+        ];
+        for (what, outcome) in outcomes {
+            assert!(matches!(outcome, Err(Error::Cancelled)), "{what}");
+            note(lp, format!("{what} of a cancelled future: CancelledError"));
+        }
+
+        let ran = lp.call_soon(|lp| note(lp, "ran")).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        ran.cancel();
+        note(
+            lp,
+            format!("cancelled after it ran: {}", py(ran.cancelled())),
+        );
+        let timer = lp
+            .call_later(0.0, |lp| note(lp, "timer (cancelled while ready)"))
+            .unwrap();
+        let t = timer.clone();
+        lp.call_soon(move |_| t.cancel()).unwrap();
+        lp.call_soon(|lp| report(lp, "")).unwrap();
+        let never = lp
+            .call_later(f64::INFINITY, |lp| note(lp, "never"))
+            .unwrap();
+        note(lp, format!("when: {:?}, {}", timer.when(), never.when()));
+        lp.call_later(1.0, EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        report(lp, "");
+    });
+}
+
+#[test]
+fn test_run_while_another_loop_runs() {
+    check("test_run_while_another_loop_runs", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let o = other.clone();
+        lp.call_soon(move |lp| {
+            let done: Future<u32> = o.create_future();
+            done.set_result(1).unwrap();
+            let outcomes = [
+                ("run_forever", o.run_forever()),
+                ("run_until_complete", o.run_until_complete(&done).map(drop)),
+            ];
+            for (what, outcome) in outcomes {
+                let error = outcome.unwrap_err();
+                assert!(matches!(error, Error::AnotherLoopRunning), "{what}");
+                note(lp, format!("{what} of the other loop: {error}"));
+            }
+            lp.stop();
+        })
+        .unwrap();
+        lp.run_forever().unwrap();
+        other
+            .call_soon(|o| note(o, "the other loop runs once this one has stopped"))
+            .unwrap();
+        other.call_soon(EventLoop::stop).unwrap();
+        other.run_forever().unwrap();
+    });
+}
+
+#[test]
+fn test_gather_wait_for_other_loop() {
+    check("test_gather_wait_for_other_loop", |lp| {
+        let other = EventLoop::with_clock(lp.clock().clone());
+        let (l, o) = (lp.clone(), other.clone());
+        let main = lp
+            .create_task(async move {
+                let mine: Future<u32> = l.create_future();
+                let theirs: Future<u32> = o.create_future();
+                let outcomes = [
+                    (
+                        "gather",
+                        gather(&l, [mine.clone(), theirs.clone()]).await.map(drop),
+                    ),
+                    ("wait_for", wait_for(&l, theirs, 1.0).await.map(drop)),
+                ];
+                for (what, outcome) in outcomes {
+                    let error = outcome.unwrap_err();
+                    assert!(matches!(error, Error::DifferentLoop), "{what}: {error}");
+                    note(&l, format!("{what}: {error}"));
+                }
+                note(&l, format!("mine still pending: {}", py(!mine.done())));
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
+
+#[test]
+fn test_wait_for_edges() {
+    check("test_wait_for_edges", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                let a = quiet_sleeper(&l, 2);
+                match wait_for(&l, a.clone(), 2.0).await {
+                    Ok(v) => note(&l, format!("tie, task first: {v}")),
+                    Err(_) => note(
+                        &l,
+                        format!("tie, task first: timeout, cancelled {}", py(a.cancelled())),
+                    ),
+                }
+                let b = quiet_sleeper(&l, 2);
+                sleep(&l, 0.0).await?;
+                match wait_for(&l, b.clone(), 2.0).await {
+                    Ok(v) => note(&l, format!("tie, started: {v}")),
+                    Err(_) => note(
+                        &l,
+                        format!("tie, started: timeout, cancelled {}", py(b.cancelled())),
+                    ),
+                }
+                note(
+                    &l,
+                    format!("done future, timeout 0: {}", wait_for(&l, b, 0.0).await?),
+                );
+                let c = quiet_sleeper(&l, 1);
+                if let Err(Error::Timeout) = wait_for(&l, c.clone(), -1.0).await {
+                    note(
+                        &l,
+                        format!("negative: timeout, cancelled {}", py(c.cancelled())),
+                    );
+                }
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}

@@ -3,7 +3,8 @@
 //!
 //! `run_forever` calls `run_once` until `stop()` was called; `stop` only sets a flag, so
 //! the iteration that is running finishes its whole batch first. A loop cannot run twice
-//! at once, and a running loop cannot be closed. `close` drops whatever is still pending:
+//! at once, nor while another loop runs on the same thread, and a running loop cannot be
+//! closed. `close` drops whatever is still pending:
 //! asyncio's `close` clears the ready queue and the heap; here the tasks that are still
 //! pending are also reported, as asyncio reports a task destroyed while pending, so a
 //! program that forgot one hears of it.
@@ -14,6 +15,8 @@
 //!
 //! What changed since stage 4: stage 4's `run` ended when nothing was left to do; this
 //! loop runs until told to stop, and can be run again afterwards.
+
+use std::cell::Cell;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle};
@@ -138,15 +141,35 @@ impl<'a> Running<'a> {
     }
 
     fn start(lp: &'a EventLoop, clear_stopping: bool) -> Result<Running<'a>, Error> {
-        if lp.inner.running.replace(true) {
-            return Err(Error::AlreadyRunning);
-        }
+        lp.check_running()?;
+        RUNNING_HERE.set(true);
+        lp.inner.running.set(true);
         Ok(Running { lp, clear_stopping })
     }
 }
 
+impl EventLoop {
+    /// asyncio's `_check_running`: fails if this loop runs already, or another loop runs
+    /// on this thread (whose callback this is: running here would block that loop).
+    pub(crate) fn check_running(&self) -> Result<(), Error> {
+        if self.inner.running.get() {
+            Err(Error::AlreadyRunning)
+        } else if RUNNING_HERE.get() {
+            Err(Error::AnotherLoopRunning)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+thread_local! {
+    /// A loop runs on this thread (asyncio's `events._get_running_loop() is not None`).
+    static RUNNING_HERE: Cell<bool> = const { Cell::new(false) };
+}
+
 impl Drop for Running<'_> {
     fn drop(&mut self) {
+        RUNNING_HERE.set(false);
         self.lp.inner.running.set(false);
         if self.clear_stopping {
             self.lp.inner.stopping.set(false);

@@ -44,10 +44,27 @@ impl WeakLoop {
     }
 }
 
+impl WeakLoop {
+    /// The loop's address: the same as [`EventLoop::address`] while the loop lives.
+    pub(crate) fn address(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+}
+
 impl EventLoop {
+    /// The loop's address, which tells it from the other loops of this thread.
+    pub(crate) fn address(&self) -> usize {
+        Rc::as_ptr(&self.inner) as usize
+    }
+
     /// A reference that does not keep the loop alive (futures and tasks keep one).
     pub(crate) fn downgrade(&self) -> WeakLoop {
         WeakLoop(Rc::downgrade(&self.inner))
+    }
+
+    /// True if `other` is this very loop (a clone of it, or its owner).
+    pub(crate) fn is(&self, other: &EventLoop) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// The loop whose remote queue is `remote`, if it lives on this thread (how a waker,

@@ -28,7 +28,8 @@ use crate::futures::future::{Canceller, Future};
 // ANCHOR: gather
 /// A future of all the children's results, in argument order (asyncio's `gather` with
 /// `return_exceptions=False`). Children are futures or tasks (`task.into()`, or pass the
-/// tasks themselves).
+/// tasks themselves) of `lp`; a child of another loop fails it with
+/// [`Error::DifferentLoop`].
 pub fn gather<T, I>(lp: &EventLoop, children: I) -> Future<Vec<T>>
 where
     T: Clone + 'static,
@@ -39,6 +40,12 @@ where
     let outer = lp.create_future::<Vec<T>>();
     if children.is_empty() {
         outer.set_result_unless_done(Vec::new());
+        return outer;
+    }
+    // Another loop's child would complete on that loop: asyncio's `ensure_future` refuses.
+    if !children.iter().all(|child| child.belongs_to(lp)) {
+        // Pending, just made: the exception is set.
+        let _ = outer.set_exception(Error::DifferentLoop);
         return outer;
     }
     let results = Rc::new(RefCell::new(vec![None; children.len()]));
@@ -81,7 +88,8 @@ where
 // ANCHOR: wait_for
 /// Wait for `future` for at most `timeout` seconds: its result, or [`Error::Timeout`]
 /// after cancelling it and waiting for it to end. A timeout of zero or less does not wait:
-/// the result if the future is done already, else a timeout. Written as asyncio 3.11
+/// the result if the future is done already, else a timeout. A future of another loop is
+/// refused ([`Error::DifferentLoop`]). Written as asyncio 3.11
 /// writes it: a `waiter` future released either by a timer or by the future's done
 /// callback, whichever comes first.
 pub async fn wait_for<T, F>(lp: &EventLoop, future: F, timeout: f64) -> Result<T, Error>
@@ -90,6 +98,9 @@ where
     F: Into<Future<T>>,
 {
     let future: Future<T> = future.into();
+    if !future.belongs_to(lp) {
+        return Err(Error::DifferentLoop); // its end would release nothing on this loop
+    }
     if timeout.is_nan() {
         return Err(Error::NanTime);
     }
@@ -115,8 +126,11 @@ where
         }
     });
     // The waiter ends with a result, or cancelled with us: either way the state of
-    // `future` decides what follows.
-    let _ = waiter.await;
+    // `future` decides what follows. Unless `lp` is not the caller's loop: then nothing
+    // here can ever wake the caller (the caller's task is told so).
+    if let Err(error @ Error::ForeignFuture) = waiter.await {
+        return Err(error);
+    }
     if future.done() {
         return future.result();
     }
@@ -255,6 +269,25 @@ mod tests {
         // Both timers were cancelled: popped off the heap, and the clock never jumped.
         assert_eq!(lp.scheduled_len(), 0);
         assert_eq!(lp.time(), 0.0);
+    }
+
+    #[test]
+    fn wait_for_on_another_loop_than_the_callers_is_an_error_not_a_timeout() {
+        let (lp, other) = (vloop(), vloop());
+        let theirs: Future<u8> = other.create_future();
+        let (o, t) = (other.clone(), theirs.clone());
+        let task = lp
+            .create_task(async move { wait_for(&o, t, 5.0).await })
+            .unwrap();
+        assert!(matches!(
+            lp.run_until_complete(&task),
+            Err(Error::ForeignFuture)
+        ));
+        assert!(
+            theirs.cancelled(),
+            "the caller went away: its future is cancelled"
+        );
+        assert_eq!(lp.time(), 0.0, "no waiting for the timeout");
     }
 
     #[test]

@@ -22,6 +22,8 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
+use crate::futures::current::awaiting_several;
+
 /// Which of [`first_of`]'s two futures finished first, with its output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum First<A, B> {
@@ -45,7 +47,10 @@ pub async fn first_of<A: Future, B: Future>(a: A, b: B) -> First<A::Output, B::O
         if let Poll::Ready(out) = b.as_mut().poll(cx) {
             return Poll::Ready(First::B(out));
         }
-        Poll::Pending // both hold the task's waker: whichever is ready first wakes it
+        // Both hold the task's waker: whichever is ready first wakes it. Cancelling the
+        // task cancels neither (asyncio's `wait` does not): dropping them is enough.
+        awaiting_several();
+        Poll::Pending
     })
     .await
 }
@@ -123,6 +128,25 @@ mod tests {
             First::A(Ok(()))
         ));
         assert_eq!(lp.time(), 2.0);
+    }
+
+    #[test]
+    fn cancelling_the_task_leaves_a_shared_future_alone() {
+        // The echo server's connections all wait on one `stop` future: cancelling one
+        // connection's task must not cancel it for the others.
+        let lp = vloop();
+        let stop: crate::Future<()> = lp.create_future();
+        let s = stop.clone();
+        let task = lp
+            .create_task(async move { Ok(first_of(s, std::future::pending::<()>()).await) })
+            .unwrap();
+        lp.run_once().unwrap();
+        assert!(task.cancel());
+        assert!(matches!(
+            lp.run_until_complete(&task),
+            Err(crate::Error::Cancelled)
+        ));
+        assert!(!stop.done(), "the shared future is still pending");
     }
 
     struct Guard(Rc<Cell<bool>>);

@@ -34,6 +34,7 @@ use std::task::{Context, Poll, Waker};
 use crate::errors::Error;
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
+use crate::futures::current::{self, Cancel, Verdict};
 use crate::futures::registry::Step;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
@@ -62,9 +63,9 @@ struct State<T> {
 
 /// What `cancel` asks instead of cancelling the future itself.
 pub(crate) enum Canceller {
-    /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
-    /// owns its future, not the other way round.
-    Task(Weak<dyn Step<EventLoop>>),
+    /// The task whose output this is, and its number: a task's future is labelled `Task`
+    /// (`<Task t3>` in a report). Weak: the task owns its future, not the other way round.
+    Task(Weak<dyn Step<EventLoop>>, u64),
     /// Anything else: `gather` cancels its children.
     Call(Box<dyn Fn() -> bool>),
 }
@@ -73,7 +74,7 @@ impl<T> State<T> {
     /// What a repr calls it: `Task` for a task's future.
     fn label(&self) -> &'static str {
         match self.canceller {
-            Some(Canceller::Task(_)) => "Task",
+            Some(Canceller::Task(..)) => "Task",
             _ => "Future",
         }
     }
@@ -197,14 +198,19 @@ impl<T: 'static> Future<T> {
         // Out of the state first: the canceller may look at this future.
         let canceller = {
             let mut state = self.inner.state.borrow_mut();
+            if !matches!(state.outcome, Outcome::Pending) {
+                // Done: nothing to cancel, and a gather that failed leaves its other
+                // children alone (`_GatheringFuture.cancel` checks `done()` first).
+                return false;
+            }
             match &state.canceller {
-                Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
+                Some(Canceller::Task(task, id)) => Some(Canceller::Task(task.clone(), *id)),
                 Some(Canceller::Call(_)) => state.canceller.take(),
                 None => None,
             }
         };
         match canceller {
-            Some(Canceller::Task(task)) => task.upgrade().is_some_and(|task| task.cancel()),
+            Some(Canceller::Task(task, _)) => task.upgrade().is_some_and(|task| task.cancel()),
             Some(Canceller::Call(call)) => {
                 let cancelling = call();
                 self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
@@ -227,6 +233,11 @@ impl<T: 'static> Future<T> {
     /// The loop this future belongs to, if it is still alive.
     pub(crate) fn event_loop(&self) -> Option<EventLoop> {
         self.inner.lp.upgrade()
+    }
+
+    /// True if this future belongs to `lp` (asyncio's `futures._get_loop(fut) is loop`).
+    pub(crate) fn belongs_to(&self, lp: &EventLoop) -> bool {
+        self.event_loop().is_some_and(|mine| mine.is(lp))
     }
 
     /// The exception, if the future finished with one; `None` if it has a result.
@@ -275,6 +286,11 @@ impl<T: 'static> Future<T> {
         before - state.callbacks.len()
     }
 
+    /// The future's address, which tells it from every other live future.
+    pub(crate) fn address(&self) -> usize {
+        Rc::as_ptr(&self.inner).cast::<()>() as usize
+    }
+
     /// True if both are the same future.
     pub fn ptr_eq(&self, other: &Future<T>) -> bool {
         Rc::ptr_eq(&self.inner, &other.inner)
@@ -303,13 +319,27 @@ impl<T: Clone + 'static> Future<T> {
 // ANCHOR: poll
 /// Awaiting a future: ready with its result if it is done; otherwise the awaiting task's
 /// waker joins the done callbacks (once, however often the task polls), and the task
-/// sleeps until the future completes and the waker schedules its next step.
+/// sleeps until the future completes and the waker schedules its next step. The task also
+/// notes the future it waits on: cancelling the task cancels it (`current.rs`).
 impl<T: Clone + 'static> std::future::Future for Future<T> {
     type Output = Result<T, Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut state = self.inner.state.borrow_mut();
         if let Outcome::Pending = state.outcome {
+            // The task's `_fut_waiter`, what its `cancel` cancels first; unless the
+            // future is another loop's or the task's own, which would never wake it.
+            let verdict = current::awaiting(self.address(), self.inner.lp.address(), || {
+                Rc::downgrade(&self.inner) as Weak<dyn Cancel>
+            });
+            match verdict {
+                Verdict::Wait => {}
+                Verdict::WakeToFail => {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                Verdict::Fail(error) => return Poll::Ready(Err(error)),
+            }
             let known = state.callbacks.iter().any(
                 |(_, callback)| matches!(callback, Callback::Wake(w) if w.will_wake(cx.waker())),
             );
@@ -328,6 +358,13 @@ impl<T: Clone + 'static> std::future::Future for Future<T> {
 }
 // ANCHOR_END: poll
 
+/// A task's `cancel` cancels the future the task awaits (asyncio's `_fut_waiter.cancel()`).
+impl<T: 'static> Cancel for FutureInner<T> {
+    fn cancel_awaited(self: Rc<Self>) -> bool {
+        Future { inner: self }.cancel()
+    }
+}
+
 impl<T> Drop for FutureInner<T> {
     /// asyncio's `Future.__del__`: an exception nobody ever retrieved is reported to the
     /// loop's exception handler, so a failing task that nobody awaits is not silent.
@@ -342,9 +379,14 @@ impl<T> Drop for FutureInner<T> {
             return;
         };
         if let Outcome::Finished(Err(error)) = &state.outcome {
+            let task = match state.canceller {
+                Some(Canceller::Task(_, id)) => Some(format!("<Task t{id} {}>", state.name())),
+                _ => None,
+            };
             let context = ExceptionContext {
                 message: format!("{} exception was never retrieved", state.label()),
                 exception: Some(error.clone()),
+                task, // asyncio's `future` key: the task, named as the trace names it
                 ..ExceptionContext::default()
             };
             drop(state);
@@ -357,7 +399,13 @@ impl<T> Future<T> {
     /// The state as a word: `pending`, `cancelled`, `finished`, or `finished with an
     /// exception`.
     pub fn state_name(&self) -> &'static str {
-        match &self.inner.state.borrow().outcome {
+        self.inner.state.borrow().name()
+    }
+}
+
+impl<T> State<T> {
+    fn name(&self) -> &'static str {
+        match &self.outcome {
             Outcome::Pending => "pending",
             Outcome::Cancelled => "cancelled",
             Outcome::Finished(Ok(_)) => "finished",
@@ -459,6 +507,22 @@ mod tests {
         let l = log.clone();
         f.add_done_callback(move |_, _| l.borrow_mut().push("late".into()));
         assert_eq!(lp.ready_len(), 1);
+    }
+
+    #[test]
+    fn a_closed_loops_future_completes_and_drops_its_callbacks() {
+        // asyncio's `call_soon` would raise `RuntimeError` out of `set_result`; here the
+        // result is set, and the callbacks, which nothing can run any more, are dropped.
+        let lp = vloop();
+        let ran = Rc::new(Cell::new(0));
+        let f: Future<u32> = lp.create_future();
+        let r = ran.clone();
+        f.add_done_callback(move |_, _| r.set(r.get() + 1));
+        lp.close().unwrap();
+        assert!(f.set_result(1).is_ok());
+        let r = ran.clone();
+        f.add_done_callback(move |_, _| r.set(r.get() + 1));
+        assert_eq!((f.result().unwrap(), lp.ready_len(), ran.get()), (1, 0, 0));
     }
 
     #[test]

@@ -178,8 +178,14 @@ impl<T: 'static> Queue<T> {
             side,
             armed: true,
         };
-        // Woken or cancelled, the caller loops around and checks the queue again.
-        let _ = waiter.await;
+        // Woken or cancelled, the caller loops around and checks the queue again. Unless
+        // the waiter can never be woken: the queue is another loop's (asyncio's queue "is
+        // bound to a different event loop"). `get` and `put` return no `Result`, so the
+        // task fails with a panic instead of waiting again and again; the guard, still
+        // armed, takes the waiter out as the panic unwinds.
+        if let Err(error @ Error::ForeignFuture) = waiter.await {
+            panic!("{error}: the queue belongs to another loop");
+        }
         guard.armed = false;
     }
     // ANCHOR_END: get
@@ -302,6 +308,39 @@ mod tests {
             [
                 "0 put 0", "1 got 0", "1 put 1", "2 got 1", "2 put 2", "3 got 2"
             ]
+        );
+    }
+
+    #[test]
+    fn a_queue_of_another_loop_fails_the_task_that_waits_on_it() {
+        let lp = vloop();
+        let other = vloop();
+        let (empty, full) = (Queue::<u32>::new(&other, 1), Queue::new(&other, 1));
+        full.put_nowait(1).unwrap();
+        let (e, f) = (empty.clone(), full.clone());
+        let getter = lp.create_task(async move { Ok(e.get().await) }).unwrap();
+        let putter = lp
+            .create_task(async move {
+                f.put(2).await;
+                Ok(())
+            })
+            .unwrap();
+        // A bounded number of iterations: waiting again and again would never end.
+        for _ in 0..10 {
+            if lp.run_once().is_err() {
+                break; // nothing left to wait for: both tasks are over
+            }
+        }
+        for outcome in [getter.result().map(drop), putter.result()] {
+            let error = outcome.unwrap_err().to_string();
+            assert!(
+                error.contains("the queue belongs to another loop"),
+                "{error}"
+            );
+        }
+        assert_eq!(
+            format!("{empty:?} {full:?}"),
+            "<Queue maxsize=1 qsize=0 getters=0 putters=0> <Queue maxsize=1 qsize=1 getters=0 putters=0>"
         );
     }
 

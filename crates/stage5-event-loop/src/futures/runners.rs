@@ -27,11 +27,14 @@ use crate::futures::future::Future;
 impl EventLoop {
     // ANCHOR: run_until_complete
     /// Run the loop until `future` is done; return its result. A [`Task`](crate::Task)
-    /// derefs to its future, so `run_until_complete(&task)` works too.
+    /// derefs to its future, so `run_until_complete(&task)` works too. A future of
+    /// another loop is refused ([`Error::DifferentLoop`]): its done callback would stop
+    /// the other loop, and this one would wait for ever.
     pub fn run_until_complete<T: Clone + 'static>(&self, future: &Future<T>) -> Result<T, Error> {
         self.check_closed()?;
-        if self.is_running() {
-            return Err(Error::AlreadyRunning);
+        self.check_running()?;
+        if !future.belongs_to(self) {
+            return Err(Error::DifferentLoop);
         }
         // asyncio's `_run_until_complete_cb`: when the future is done, stop the loop.
         let stopper = future.add_done_callback(|lp, _| lp.stop());
@@ -57,6 +60,8 @@ where
     T: Clone + 'static,
 {
     let lp = EventLoop::try_with_clock(clock)?;
+    // asyncio.run "cannot be called from a running event loop": say so before `main` runs.
+    lp.check_running()?;
     let task = lp.create_task(main(&lp));
     let outcome = task.and_then(|task| lp.run_until_complete(&task));
     let shutdown = lp.cancel_all_tasks();
@@ -102,5 +107,37 @@ impl EventLoop {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stage1::VirtualClock;
+    use std::cell::RefCell;
+
+    #[test]
+    fn run_inside_a_running_loop_is_refused_before_it_starts_anything() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        let logged = Rc::new(RefCell::new(Vec::<String>::new()));
+        let outcome = Rc::new(RefCell::new(None));
+        let (l, o) = (logged.clone(), outcome.clone());
+        lp.call_soon(move |lp| {
+            let called = Rc::new(Cell::new(false));
+            let c = called.clone();
+            let result = run(VirtualClock::new(), move |inner| {
+                c.set(true);
+                let log = l.clone();
+                inner.set_logger(move |_, _, line| log.borrow_mut().push(line.into()));
+                async { Ok(1) }
+            });
+            *o.borrow_mut() = Some((result.map_err(|e| e.to_string()), called.get()));
+            lp.stop();
+        })
+        .unwrap();
+        lp.run_forever().unwrap();
+        let expected = "Cannot run the event loop while another loop is running";
+        assert_eq!(*outcome.borrow(), Some((Err(expected.into()), false)));
+        assert!(logged.borrow().is_empty(), "{:?}", logged.borrow());
     }
 }

@@ -27,7 +27,7 @@ use stage1::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
-use crate::futures::current::Current;
+use crate::futures::current::Waits;
 use crate::futures::future::{Canceller, Future};
 use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
@@ -96,6 +96,7 @@ struct TaskCore<F, T> {
     key: TaskKey,                      // where the registry keeps it
     scheduled: Cell<bool>,             // a step is in the ready queue
     cancel_requested: Cell<bool>,      // `cancel()` was called: the next step ends the task
+    waits: Waits,                      // the future it waits on (`_fut_waiter`)
     waker: Waker,                      // holds `key`: what its step polls the future with
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
     result: Future<T>,                 // knows the loop, weakly
@@ -123,6 +124,7 @@ impl EventLoop {
             key,
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
+            waits: Waits::default(),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -131,7 +133,7 @@ impl EventLoop {
         debug_assert_eq!(inserted, key);
         drop(tasks);
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
-        result.set_canceller(Canceller::Task(weak));
+        result.set_canceller(Canceller::Task(weak, id));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
         loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
@@ -232,7 +234,9 @@ where
         );
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
-            let _current = Current::enter(self.id);
+            let _current = self
+                .waits
+                .enter(self.id, lp.address(), self.result.address());
             catch(|| future.as_mut().poll(&mut cx))
         };
         match polled {
@@ -265,15 +269,20 @@ where
         self.id
     }
 
-    /// `Task.cancel()`: false if the task is done; otherwise remember the request and make
-    /// sure a step comes, which ends the task.
+    /// `Task.cancel()`: false if the task is done; otherwise remember the request, and
+    /// cancel the future the task awaits, as asyncio cancels `_fut_waiter` (a task, a
+    /// `gather` and its children end too): its end wakes the task, whose next step ends
+    /// it. If there is none, or it cannot be cancelled, schedule that step now.
     fn cancel(self: Rc<Self>) -> bool {
         if self.result.done() {
             return false;
         }
         self.cancel_requested.set(true);
-        if let Some(lp) = self.result.event_loop() {
-            loop_trace!(&lp, "cancel t{}", self.id);
+        let Some(lp) = self.result.event_loop() else {
+            return true;
+        };
+        loop_trace!(&lp, "cancel t{}", self.id);
+        if !self.waits.cancel_awaited() {
             schedule_step(&lp, self);
         }
         true
@@ -368,6 +377,26 @@ mod tests {
         done.set(true);
         lp.run_once().unwrap(); // drains the wake in step 3 and runs the step in step 5
         assert!(task.done());
+    }
+
+    #[test]
+    fn a_failed_task_nobody_asked_is_reported_with_its_name() {
+        let lp = vloop();
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = seen.clone();
+        lp.set_exception_handler(Some(Rc::new(move |_, context| {
+            let task = context.task.clone().unwrap_or_default();
+            s.borrow_mut().push(format!("{} / {task}", context.message))
+        })));
+        let task = lp
+            .create_task(async { Err::<(), _>(Error::msg("boom")) })
+            .unwrap();
+        lp.run_once().unwrap();
+        drop(task);
+        assert_eq!(
+            *seen.borrow(),
+            ["Task exception was never retrieved / <Task t1 finished with an exception>"]
+        );
     }
 
     #[test]
