@@ -137,22 +137,42 @@ pub(crate) fn awaiting_several() {
 }
 
 /// What a task remembers from one step to the next: the future it waits on (asyncio's
-/// `_fut_waiter`), and the one it must not wait on, which fails at its next step.
+/// `_fut_waiter`), or the one it must not wait on, which fails at its next step.
+///
+/// Boxed, and only once a step stops at a future: a task that only ever waits on sockets
+/// (an idle connection, of which a server holds thousands) keeps one null pointer here;
+/// the box, once made, is kept for the task's later steps.
 #[derive(Default)]
-pub(crate) struct Waits {
-    awaited: Cell<Option<Weak<dyn Cancel>>>,
-    refused: Cell<Option<usize>>,
+pub(crate) struct Waits(Cell<Option<Box<Remembered>>>);
+
+/// What the last step stopped at, as a task remembers it.
+#[derive(Default)]
+enum Remembered {
+    /// Nothing to cancel or fail.
+    #[default]
+    Nothing,
+    /// The one future it waits on.
+    Awaited(Weak<dyn Cancel>),
+    /// The future (its address) it must not wait on.
+    Refused(usize),
 }
 
 impl Waits {
     /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
     /// on nothing now, and the future it must not wait on fails.
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
-        drop(self.awaited.take());
+        let mut refused = None;
+        if let Some(mut remembered) = self.0.take() {
+            if let Remembered::Refused(address) = *remembered {
+                refused = Some(address);
+            }
+            *remembered = Remembered::Nothing;
+            self.0.set(Some(remembered));
+        }
         let running = StepSlot {
             task: Some(Running { id, lp, own }),
             awaited: Awaited::Nothing,
-            refused: self.refused.take(),
+            refused,
         };
         let previous = STEP.replace(running);
         Current {
@@ -164,10 +184,20 @@ impl Waits {
     /// Cancel the future the task waits on (asyncio's `_fut_waiter.cancel()`); false if
     /// there is none, or it was done. It stays noted: a second cancel asks it again.
     pub(crate) fn cancel_awaited(&self) -> bool {
-        let awaited = self.awaited.take();
-        let upgraded = awaited.as_ref().and_then(Weak::upgrade);
-        self.awaited.set(awaited);
+        let remembered = self.0.take();
+        let upgraded = match remembered.as_deref() {
+            Some(Remembered::Awaited(future)) => future.upgrade(),
+            _ => None,
+        };
+        self.0.set(remembered);
         upgraded.is_some_and(Cancel::cancel_awaited)
+    }
+
+    /// Remember `note` until the next step.
+    fn remember(&self, note: Remembered) {
+        let mut remembered = self.0.take().unwrap_or_default();
+        *remembered = note;
+        self.0.set(Some(remembered));
     }
 }
 
@@ -183,9 +213,9 @@ impl Drop for Current<'_> {
         let previous = std::mem::replace(&mut self.previous, IDLE);
         let ended = STEP.replace(previous);
         match ended.awaited {
-            Awaited::One(_, weak) => self.waits.awaited.set(Some(weak)),
+            Awaited::One(_, weak) => self.waits.remember(Remembered::Awaited(weak)),
             Awaited::Nothing | Awaited::Several => {}
-            Awaited::Refused(address) => self.waits.refused.set(Some(address)),
+            Awaited::Refused(address) => self.waits.remember(Remembered::Refused(address)),
         }
     }
 }

@@ -63,9 +63,13 @@ struct State<T> {
 
 /// What `cancel` asks instead of cancelling the future itself.
 pub(crate) enum Canceller {
-    /// The task whose output this is, and its number: a task's future is labelled `Task`
-    /// (`<Task t3>` in a report). Weak: the task owns its future, not the other way round.
-    Task(Weak<dyn Step<EventLoop>>, u64),
+    /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
+    /// owns its future, not the other way round.
+    Task(Weak<dyn Step<EventLoop>>),
+    /// The task, once it failed: its number, for the report if nobody retrieves the
+    /// exception (`<Task t3 ...>`). Kept here rather than beside `Task`'s reference so
+    /// that every task's future stays as small as it was.
+    Failed(u64),
     /// Anything else: `gather` cancels its children.
     Call(Box<dyn Fn() -> bool>),
 }
@@ -74,7 +78,7 @@ impl<T> State<T> {
     /// What a repr calls it: `Task` for a task's future.
     fn label(&self) -> &'static str {
         match self.canceller {
-            Some(Canceller::Task(..)) => "Task",
+            Some(Canceller::Task(_) | Canceller::Failed(_)) => "Task",
             _ => "Future",
         }
     }
@@ -204,19 +208,20 @@ impl<T: 'static> Future<T> {
                 return false;
             }
             match &state.canceller {
-                Some(Canceller::Task(task, id)) => Some(Canceller::Task(task.clone(), *id)),
+                Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
                 Some(Canceller::Call(_)) => state.canceller.take(),
-                None => None,
+                // (A failed task's future is done: the check above returned.)
+                Some(Canceller::Failed(_)) | None => None,
             }
         };
         match canceller {
-            Some(Canceller::Task(task, _)) => task.upgrade().is_some_and(|task| task.cancel()),
+            Some(Canceller::Task(task)) => task.upgrade().is_some_and(|task| task.cancel()),
             Some(Canceller::Call(call)) => {
                 let cancelling = call();
                 self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
                 cancelling
             }
-            None => self.cancel_now(),
+            Some(Canceller::Failed(_)) | None => self.cancel_now(),
         }
     }
 
@@ -380,7 +385,7 @@ impl<T> Drop for FutureInner<T> {
         };
         if let Outcome::Finished(Err(error)) = &state.outcome {
             let task = match state.canceller {
-                Some(Canceller::Task(_, id)) => Some(format!("<Task t{id} {}>", state.name())),
+                Some(Canceller::Failed(id)) => Some(format!("<Task t{id} {}>", state.name())),
                 _ => None,
             };
             let context = ExceptionContext {

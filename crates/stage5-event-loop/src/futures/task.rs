@@ -133,7 +133,7 @@ impl EventLoop {
         debug_assert_eq!(inserted, key);
         drop(tasks);
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
-        result.set_canceller(Canceller::Task(weak, id));
+        result.set_canceller(Canceller::Task(weak));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
         loop_event!(self, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
@@ -181,6 +181,7 @@ where
             // An exception, or a panic: the task's exception.
             Ok(Err(error)) | Err(error) => {
                 loop_trace!(lp, "t{} failed: {error}", self.id);
+                self.result.set_canceller(Canceller::Failed(self.id));
                 self.result.set_exception(error).is_ok()
             }
         };
