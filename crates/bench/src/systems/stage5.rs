@@ -19,7 +19,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ::stage5::{EventLoop, Queue};
+use ::stage5::{EventLoop, Queue, RealClock};
 
 use super::{System, Workload, check, sum_below};
 use crate::measure::{Sample, measure};
@@ -182,7 +182,9 @@ async fn echo(lp: EventLoop, sock: TcpStream) -> Result<(), ::stage5::Error> {
 }
 
 fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
-    let lp = EventLoop::new();
+    // Out of file descriptors, say: the operating system's reason, not a panic.
+    let lp = EventLoop::try_with_clock(RealClock::new())
+        .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))?;
     let listener = TcpListener::bind(addr)?;
     socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
     eprintln!("listening on {}", listener.local_addr()?);
