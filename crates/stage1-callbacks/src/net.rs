@@ -166,12 +166,25 @@ impl std::error::Error for ListenError {
     }
 }
 
-/// Bind a non-blocking TCP listener on `addr`.
+/// How many connections a listening socket queues until the server accepts them
+/// (`listen(2)`'s backlog; the kernel caps it at `net.core.somaxconn`). std's
+/// `TcpListener::bind` asks for 128: a burst of more while the server is busy elsewhere
+/// (a polling server between two polls, a loop running callbacks) and the kernel drops the
+/// rest, whose clients wait a second or more for their retransmission. tokio and mio ask
+/// for 1024, as stage 5's server does.
+pub const BACKLOG: i32 = 1024;
+
+/// Bind a non-blocking TCP listener on `addr`, queueing up to [`BACKLOG`] connections.
 pub fn listen(addr: SocketAddr) -> Result<TcpListener, ListenError> {
+    use socket2::{Domain, Socket, Type};
     let bind = || -> io::Result<TcpListener> {
-        let listener = TcpListener::bind(addr)?;
-        listener.set_nonblocking(true)?;
-        Ok(listener)
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+        #[cfg(unix)]
+        socket.set_reuse_address(true)?; // as std's `bind` does on Unix (not on Windows)
+        socket.bind(&addr.into())?;
+        socket.listen(BACKLOG)?;
+        socket.set_nonblocking(true)?;
+        Ok(socket.into())
     };
     bind().map_err(|source| ListenError { addr, source })
 }
@@ -189,7 +202,7 @@ pub fn listen_reuse_port(addr: SocketAddr) -> Result<TcpListener, ListenError> {
         socket.set_reuse_address(true)?; // as std's `bind` does on Unix
         socket.set_reuse_port(true)?;
         socket.bind(&addr.into())?;
-        socket.listen(128)?; // std's backlog; a server may raise it
+        socket.listen(BACKLOG)?;
         socket.set_nonblocking(true)?;
         Ok(socket.into())
     };
@@ -256,6 +269,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("another server"), "{text}");
+    }
+
+    /// A burst of 300 connections while the server is busy elsewhere (here: never
+    /// accepts) waits in the listener's queue. With std's backlog of 128, the kernel
+    /// dropped every connection beyond the 129th, and each waited a second or more for
+    /// its retransmission. Needs the system's cap (`net.core.somaxconn`, 4096 since Linux
+    /// 5.4) to be at least 300; with a lower cap the test says so and checks nothing.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_burst_of_300_connections_waits_in_the_queue() {
+        const BURST: usize = 300;
+        let cap = std::fs::read_to_string("/proc/sys/net/core/somaxconn");
+        let cap: usize = cap.ok().and_then(|c| c.trim().parse().ok()).unwrap_or(0);
+        if cap < BURST {
+            eprintln!("net.core.somaxconn is {cap}: the kernel caps every backlog below {BURST}");
+            return;
+        }
+        let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let timeout = std::time::Duration::from_secs(3);
+        let mut queued = Vec::new();
+        for n in 0..BURST {
+            match std::net::TcpStream::connect_timeout(&addr, timeout) {
+                Ok(stream) => queued.push(stream),
+                Err(error) => panic!("connection {n} of {BURST}: {error}"),
+            }
+        }
+        assert_eq!(queued.len(), BURST);
     }
 
     #[test]
