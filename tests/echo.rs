@@ -459,3 +459,77 @@ fn stage5_out_of_descriptors_says_so_once_a_second() {
         "STAGE5_EMFILE_CHILD",
     );
 }
+
+/// The kernel buffers of the never-reading client's connection, each way and at each end,
+/// as asked with `SO_RCVBUF` and `SO_SNDBUF` (the kernel doubles the figure).
+const SMALL_BUFFER: usize = 16 << 10;
+
+/// The most a server may hold for one client that does not read, on top of the kernel's
+/// buffers: a chunk it read and the answer it owes (64 KiB each in stages 4 and 5).
+const MOST_HELD: usize = 256 << 10;
+
+/// A client that sends without reading gets only so far: the server stops reading from it
+/// once it owes it an answer, so all it holds for it is bounded, per connection; when the
+/// client reads at last, every byte comes back, once, in order. The kernel's buffers are
+/// pinned small (the accepted socket inherits the listener's; the client sets its own), so
+/// that what gets through is mostly what the server holds.
+fn a_client_that_never_reads_gets_only_so_far(server: &Server) {
+    let run = server.run;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let sock = socket2::SockRef::from(&listener);
+    sock.set_recv_buffer_size(SMALL_BUFFER).unwrap();
+    sock.set_send_buffer_size(SMALL_BUFFER).unwrap();
+    let (text, opened) = scenario::with_server_on(
+        listener,
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = Transcript::capture(clock.clone(), false);
+            run(clock, listener, stop, Reply::Plain, Vec::new());
+            transcript.text()
+        },
+        |addr| {
+            let mut stream = client::connect(addr).unwrap();
+            let sock = socket2::SockRef::from(&stream);
+            sock.set_recv_buffer_size(SMALL_BUFFER).unwrap();
+            sock.set_send_buffer_size(SMALL_BUFFER).unwrap();
+            let kernel = 4 * 2 * SMALL_BUFFER; // two sockets, two buffers each, doubled
+            let sent = scenario::never_reads_then_reads(&mut stream, 64 << 20).unwrap();
+            eprintln!("got {} KiB in before the buffers filled", sent >> 10);
+            assert!(
+                sent <= kernel + MOST_HELD,
+                "{} KiB got through: the server holds more than {} KiB for a client that \
+                 does not read",
+                sent >> 10,
+                MOST_HELD >> 10
+            );
+            client::round_trip(&mut client::connect(addr).unwrap(), b"", b"next").unwrap();
+            2
+        },
+    );
+    scenario::assert_all_closed((text, opened));
+}
+
+#[test]
+fn stage1_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE1);
+}
+
+#[test]
+fn stage2_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE2);
+}
+
+#[test]
+fn stage3_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE3);
+}
+
+#[test]
+fn stage4_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE4);
+}
+
+#[test]
+fn stage5_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE5);
+}

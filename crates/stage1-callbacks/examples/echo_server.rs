@@ -41,8 +41,10 @@ pub const POLL: Duration = Duration::from_millis(10);
 pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
 
 /// Stop reading from a client while this much of our reply is still unsent: a client
-/// that sends but never reads must not make us buffer without bound.
-const MAX_OUTBOX: usize = 1 << 20;
+/// that sends but never reads must not make us buffer without bound. So a client costs
+/// at most this plus one read (16 KiB): about what stages 4 and 5 hold (a 64 KiB chunk
+/// and its answer). It was 1 MiB, which 1,000 clients that never read turned into 1 GiB.
+const MAX_OUTBOX: usize = 64 << 10;
 
 // ANCHOR: accept
 /// Poll `listener` for new clients every [`POLL`], starting a polling callback chain for
