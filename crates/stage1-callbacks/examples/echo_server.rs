@@ -156,10 +156,8 @@ impl Connection {
 }
 
 fn main() {
-    let setup = EchoSetup::from_args(
-        "a TCP echo server that polls its sockets with call_later",
-        false,
-    );
+    let setup =
+        EchoSetup::from_args_polling("a TCP echo server that polls its sockets with call_later");
     let s = Scheduler::new(setup.clock);
     let stop = Arc::new(AtomicBool::new(false));
     s.call_soon(move |s| serve(s, setup.listener, setup.reply, stop));

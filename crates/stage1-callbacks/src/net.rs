@@ -88,6 +88,13 @@ impl EchoSetup {
         EchoSetup::from_args_with(about, producer, "", |_, _| Ok(false), listen)
     }
 
+    /// [`EchoSetup::from_args`] for the polling servers of stages 1 to 3, which also
+    /// refuse `--virtual-time` (see [`refused`]).
+    pub fn from_args_polling(about: &str) -> EchoSetup {
+        let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
+        EchoSetup::setup(about, false, true, "", no_flags, listen)
+    }
+
     /// [`EchoSetup::from_args`] for a server with flags of its own: `extra_usage` lists
     /// them and `extra` takes them, as in [`Options::parse_with`]; once every flag is
     /// parsed, `listen_on` makes the listening socket (say, [`listen_reuse_port`] when
@@ -95,6 +102,17 @@ impl EchoSetup {
     pub fn from_args_with(
         about: &str,
         producer: bool,
+        extra_usage: &str,
+        extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+        listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
+    ) -> EchoSetup {
+        EchoSetup::setup(about, producer, false, extra_usage, extra, listen_on)
+    }
+
+    fn setup(
+        about: &str,
+        producer: bool,
+        polling: bool,
         extra_usage: &str,
         mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
@@ -115,13 +133,8 @@ impl EchoSetup {
             }
             Ok(echo.flag(flag, args)? || extra(flag, args)?)
         });
-        if options.timeline.is_some() {
-            // A picture is drawn when a program ends, and a server ends only when it is
-            // killed: refuse the flag rather than promise a file that never comes.
-            eprintln!(
-                "error: --timeline: an echo server serves until it is interrupted, so it would \
-                 never draw its timeline (stage 4's scripted I/O test draws one)"
-            );
+        if let Some(why) = refused(&options, polling) {
+            eprintln!("error: {why}");
             std::process::exit(2);
         }
         let clock = options.install();
@@ -137,6 +150,28 @@ impl EchoSetup {
             options,
         }
     }
+}
+
+/// Why an echo server refuses the flags in `options`, if it does; `polling` for the
+/// servers of stages 1 to 3.
+pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
+    if options.timeline.is_some() {
+        // A picture is drawn when a program ends, and a server ends only when it is
+        // killed: refuse the flag rather than promise a file that never comes.
+        return Some(
+            "--timeline: an echo server serves until it is interrupted, so it would never \
+             draw its timeline (stage 4's scripted I/O test draws one)",
+        );
+    }
+    if polling && options.virtual_time {
+        // The polls' 10 ms sleeps would take no time: the server would never wait, and
+        // spin a core for as long as it runs (stages 4 and 5 wait in `select`, for real).
+        return Some(
+            "--virtual-time: a polling server on the virtual clock never waits between \
+             polls, and would spin a whole core; it runs on the real clock only",
+        );
+    }
+    None
 }
 
 /// Why a server could not start listening.
@@ -308,6 +343,22 @@ mod tests {
         assert_eq!(second.local_addr().unwrap(), addr);
         let error = listen(addr).unwrap_err();
         assert!(error.to_string().contains("another server"), "{error}");
+    }
+
+    /// On the virtual clock a polling server's 10 ms sleeps take no time: it never waits,
+    /// and spins a core for as long as it runs. Stages 4 and 5 wait in `select`, which
+    /// blocks for real whatever the clock.
+    #[test]
+    fn a_polling_server_refuses_virtual_time() {
+        let virtual_time = Options {
+            virtual_time: true,
+            timestamps: true,
+            ..Options::default()
+        };
+        let why = refused(&virtual_time, true).expect("refused");
+        assert!(why.starts_with("--virtual-time: "), "{why}");
+        assert_eq!(refused(&virtual_time, false), None);
+        assert_eq!(refused(&Options::default(), true), None);
     }
 
     #[test]

@@ -94,9 +94,8 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let setup = EchoSetup::from_args(
+    let setup = EchoSetup::from_args_polling(
         "a TCP echo server, a task per connection, polling its sockets",
-        false,
     );
     let s = Scheduler::new(setup.clock);
     serve(

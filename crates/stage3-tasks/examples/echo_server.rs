@@ -90,9 +90,8 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let setup = EchoSetup::from_args(
+    let setup = EchoSetup::from_args_polling(
         "a TCP echo server, a task per connection, on the callback scheduler",
-        false,
     );
     let s = Scheduler::new(setup.clock);
     serve(
