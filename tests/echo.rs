@@ -3,7 +3,8 @@
 //! its example's own `serve` runs (on a thread of its own, on the real clock: the polls of
 //! stages 1 to 3 and the selects of 4 and 5 are the thing under test), and how many clients
 //! it takes at once; the scenarios are `loadgen::scenario`'s. Tests only one stage has stay
-//! in that stage's crate (stage 5's `sock_connect`, its shutdown, its memory).
+//! in that stage's crate (stage 5's `sock_connect`, its shutdown, its memory). Out of file
+//! descriptors, every stage says so about once a second, not once per poll.
 
 #[allow(dead_code)]
 #[path = "../crates/stage1-callbacks/examples/echo_server.rs"]
@@ -21,20 +22,27 @@ mod stage4_echo;
 #[path = "../crates/stage5-event-loop/examples/echo_server.rs"]
 mod stage5_echo;
 
-use std::net::{SocketAddr, TcpListener};
+use std::cell::RefCell;
+use std::fs::File;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use loadgen::child::ChildTest;
 use loadgen::{client, scenario};
 use stage1::net::Reply;
-use stage1::{Clock, Options, RealClock, Transcript};
+use stage1::{Clock, Options, RealClock, Transcript, VirtualClock};
+
+/// Steps a test takes on the server's own scheduler, each at its time on the server's
+/// clock, beside the serving.
+type Steps = Vec<(Duration, Box<dyn FnOnce()>)>;
 
 /// How one stage's example serves `listener` on `clock` until `stop` is set, printing
-/// where the console says (captured in a test, standard output in a child process).
-type Run = fn(Rc<dyn Clock>, TcpListener, Arc<AtomicBool>, Reply);
+/// where the console says (captured in a test, standard output in a child process), and
+/// taking the test's `steps` on its scheduler.
+type Run = fn(Rc<dyn Clock>, TcpListener, Arc<AtomicBool>, Reply, Steps);
 
 /// One stage's echo server, and how hard the shared scenarios push it.
 struct Server {
@@ -46,9 +54,12 @@ struct Server {
 }
 
 const STAGE1: Server = Server {
-    run: |clock, listener, stop, reply| {
+    run: |clock, listener, stop, reply, steps| {
         let s = stage1::Scheduler::new(clock);
         s.call_soon(move |s| stage1_echo::serve(s, listener, reply, stop));
+        for (at, step) in steps {
+            s.call_later(at, move |_| step());
+        }
         s.run();
     },
     clients: 8,
@@ -56,9 +67,15 @@ const STAGE1: Server = Server {
 };
 
 const STAGE2: Server = Server {
-    run: |clock, listener, stop, reply| {
+    run: |clock, listener, stop, reply, steps| {
         let s = stage2::Scheduler::new(clock);
         stage2_echo::serve(&s, listener, reply, stop);
+        for (at, step) in steps {
+            s.new_task(async move {
+                stage2::sleep(at).await;
+                step();
+            });
+        }
         s.run();
     },
     clients: 8,
@@ -66,9 +83,12 @@ const STAGE2: Server = Server {
 };
 
 const STAGE3: Server = Server {
-    run: |clock, listener, stop, reply| {
+    run: |clock, listener, stop, reply, steps| {
         let s = stage3::Scheduler::new(clock);
         stage3_echo::serve(&s, listener, reply, stop);
+        for (at, step) in steps {
+            s.call_later(at, move |_| step());
+        }
         s.run();
     },
     clients: 8,
@@ -76,9 +96,12 @@ const STAGE3: Server = Server {
 };
 
 const STAGE4: Server = Server {
-    run: |clock, listener, stop, reply| {
+    run: |clock, listener, stop, reply, steps| {
         let s = stage4::Scheduler::new(clock).expect("a selector");
         stage4_echo::serve(&s, listener, reply, stop);
+        for (at, step) in steps {
+            s.call_later(at, move |_| step());
+        }
         s.run().expect("the server runs until stopped");
     },
     clients: 200,
@@ -86,10 +109,14 @@ const STAGE4: Server = Server {
 };
 
 const STAGE5: Server = Server {
-    run: |clock, listener, stop, reply| {
+    run: |clock, listener, stop, reply, steps| {
         let lp = stage5::EventLoop::with_clock(clock);
         let server = stage5_echo::serve(&lp, listener, reply, Some(stop))
             .expect("a listener the loop can watch");
+        for (at, step) in steps {
+            lp.call_later(at.as_secs_f64(), move |_| step())
+                .expect("an open loop");
+        }
         lp.run_forever().expect("the server runs until stopped");
         drop((server, lp));
     },
@@ -109,7 +136,7 @@ fn with_server(
         move |listener, stop| {
             let clock = RealClock::new();
             let transcript = Transcript::capture(clock.clone(), false);
-            run(clock, listener, stop, reply);
+            run(clock, listener, stop, reply, Vec::new());
             transcript.text()
         },
         clients,
@@ -262,7 +289,13 @@ fn serve_with_stdout_unread(server: &Server) {
     let run = server.run;
     let (_, opened) = scenario::with_server(
         move |listener, stop| {
-            run(Options::default().install(), listener, stop, Reply::Plain);
+            run(
+                Options::default().install(),
+                listener,
+                stop,
+                Reply::Plain,
+                Vec::new(),
+            );
             String::new() // its lines went to standard output
         },
         |addr| {
@@ -294,4 +327,209 @@ fn stage5_a_server_whose_stdout_nobody_reads_serves_every_client() {
         "stage5_a_server_whose_stdout_nobody_reads_serves_every_client",
         "STAGE5_UNREAD_STDOUT_CHILD",
     );
+}
+
+/// How long, on the virtual clock, the out-of-descriptors scenario keeps the server out of
+/// file descriptors.
+const OUT_OF_DESCRIPTORS: Duration = Duration::from_secs(3);
+
+/// A server out of file descriptors (`ulimit -n 64`): `accept` fails with EMFILE, and
+/// fails again at every try while the connection waits. The server must say so about once
+/// a second (each stage pauses accepting for a second, as asyncio does), not at every
+/// poll: a server that retried every 10 ms wrote 100 lines a second for as long as it
+/// lasted. The scenario runs in a child process with 64 descriptors (this test again, see
+/// `loadgen::child`), on the virtual clock, so it counts lines per virtual second and
+/// times nothing. `says` is what the stage's line contains.
+fn out_of_descriptors_says_so_once_a_second(server: &Server, says: &str, test: &str, child: &str) {
+    if std::env::var_os(child).is_some() {
+        return out_of_descriptors(server);
+    }
+    let finished = ChildTest::new(test, child, Duration::from_secs(120))
+        .nofile(64)
+        .run()
+        .unwrap();
+    let stderr = &finished.stderr;
+    assert!(
+        finished.status.is_some_and(|s| s.success()),
+        "the child failed or overran ({:?}):\n{}\n{stderr}",
+        finished.status,
+        finished.stdout
+    );
+    assert!(stderr.contains("child: scenario complete"), "{stderr}");
+    let lines = stderr.lines().filter(|l| l.contains(says)).count();
+    // At 0, 1 and 2 s; at 3 s too if the retry comes before the descriptors are freed.
+    let most = OUT_OF_DESCRIPTORS.as_secs() as usize + 1;
+    assert!(
+        (1..=most).contains(&lines),
+        "{lines} lines in {OUT_OF_DESCRIPTORS:?}, at most {most} expected:\n{stderr}"
+    );
+}
+
+/// The child, with at most 64 descriptors. At 0 s (virtual) the test fills the descriptor
+/// table, keeping one for client B, which connects: the server cannot accept it. At
+/// [`OUT_OF_DESCRIPTORS`] the test frees the table, closes B, sets the stop flag and
+/// knocks; the server stops at its next look at the flag.
+fn out_of_descriptors(server: &Server) {
+    let listener = stage1::net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = listener.local_addr().unwrap();
+    // The same listening socket, for the test to see B's connection arrive.
+    let listening = listener.try_clone().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // What the scenario holds until it frees everything: the files filling the table, B,
+    // and the listener's clone (kept, lest dropping it free a descriptor).
+    type Held = (Vec<File>, Option<TcpStream>, Option<TcpListener>);
+    let held: Rc<RefCell<Held>> = Rc::default();
+    let (fill, free, flag) = (held.clone(), held, stop.clone());
+    let steps: Steps = vec![
+        (
+            Duration::ZERO,
+            Box::new(move || {
+                let mut fill = fill.borrow_mut();
+                while let Ok(file) = File::open("/dev/null") {
+                    fill.0.push(file);
+                }
+                fill.0.pop();
+                fill.1 = Some(TcpStream::connect(addr).unwrap());
+                // B waits to be accepted before the virtual clock moves on.
+                let queued = loadgen::ready::wait_readable(&listening, Duration::from_secs(10));
+                assert!(queued.unwrap(), "B's connection not delivered");
+                fill.2 = Some(listening);
+            }),
+        ),
+        (
+            OUT_OF_DESCRIPTORS,
+            Box::new(move || {
+                free.take();
+                flag.store(true, Ordering::Relaxed);
+                // A server waiting for a connection looks at the flag after the next.
+                client::knock(addr).unwrap();
+            }),
+        ),
+    ];
+    (server.run)(VirtualClock::new(), listener, stop, Reply::Plain, steps);
+    eprintln!("child: scenario complete");
+}
+
+#[test]
+fn stage1_out_of_descriptors_says_so_once_a_second() {
+    out_of_descriptors_says_so_once_a_second(
+        &STAGE1,
+        "accept failed",
+        "stage1_out_of_descriptors_says_so_once_a_second",
+        "STAGE1_EMFILE_CHILD",
+    );
+}
+
+#[test]
+fn stage2_out_of_descriptors_says_so_once_a_second() {
+    out_of_descriptors_says_so_once_a_second(
+        &STAGE2,
+        "accept failed",
+        "stage2_out_of_descriptors_says_so_once_a_second",
+        "STAGE2_EMFILE_CHILD",
+    );
+}
+
+#[test]
+fn stage3_out_of_descriptors_says_so_once_a_second() {
+    out_of_descriptors_says_so_once_a_second(
+        &STAGE3,
+        "accept failed",
+        "stage3_out_of_descriptors_says_so_once_a_second",
+        "STAGE3_EMFILE_CHILD",
+    );
+}
+
+#[test]
+fn stage4_out_of_descriptors_says_so_once_a_second() {
+    out_of_descriptors_says_so_once_a_second(
+        &STAGE4,
+        "accept failed",
+        "stage4_out_of_descriptors_says_so_once_a_second",
+        "STAGE4_EMFILE_CHILD",
+    );
+}
+
+#[test]
+fn stage5_out_of_descriptors_says_so_once_a_second() {
+    out_of_descriptors_says_so_once_a_second(
+        &STAGE5,
+        "out of system resource",
+        "stage5_out_of_descriptors_says_so_once_a_second",
+        "STAGE5_EMFILE_CHILD",
+    );
+}
+
+/// The kernel buffers of the never-reading client's connection, each way and at each end,
+/// as asked with `SO_RCVBUF` and `SO_SNDBUF` (the kernel doubles the figure).
+const SMALL_BUFFER: usize = 16 << 10;
+
+/// The most a server may hold for one client that does not read, on top of the kernel's
+/// buffers: a chunk it read and the answer it owes (64 KiB each in stages 4 and 5).
+const MOST_HELD: usize = 256 << 10;
+
+/// A client that sends without reading gets only so far: the server stops reading from it
+/// once it owes it an answer, so all it holds for it is bounded, per connection; when the
+/// client reads at last, every byte comes back, once, in order. The kernel's buffers are
+/// pinned small (the accepted socket inherits the listener's; the client sets its own), so
+/// that what gets through is mostly what the server holds.
+fn a_client_that_never_reads_gets_only_so_far(server: &Server) {
+    let run = server.run;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let sock = socket2::SockRef::from(&listener);
+    sock.set_recv_buffer_size(SMALL_BUFFER).unwrap();
+    sock.set_send_buffer_size(SMALL_BUFFER).unwrap();
+    let (text, opened) = scenario::with_server_on(
+        listener,
+        move |listener, stop| {
+            let clock = RealClock::new();
+            let transcript = Transcript::capture(clock.clone(), false);
+            run(clock, listener, stop, Reply::Plain, Vec::new());
+            transcript.text()
+        },
+        |addr| {
+            let mut stream = client::connect(addr).unwrap();
+            let sock = socket2::SockRef::from(&stream);
+            sock.set_recv_buffer_size(SMALL_BUFFER).unwrap();
+            sock.set_send_buffer_size(SMALL_BUFFER).unwrap();
+            let kernel = 4 * 2 * SMALL_BUFFER; // two sockets, two buffers each, doubled
+            let sent = scenario::never_reads_then_reads(&mut stream, 64 << 20).unwrap();
+            eprintln!("got {} KiB in before the buffers filled", sent >> 10);
+            assert!(
+                sent <= kernel + MOST_HELD,
+                "{} KiB got through: the server holds more than {} KiB for a client that \
+                 does not read",
+                sent >> 10,
+                MOST_HELD >> 10
+            );
+            client::round_trip(&mut client::connect(addr).unwrap(), b"", b"next").unwrap();
+            2
+        },
+    );
+    scenario::assert_all_closed((text, opened));
+}
+
+#[test]
+fn stage1_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE1);
+}
+
+#[test]
+fn stage2_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE2);
+}
+
+#[test]
+fn stage3_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE3);
+}
+
+#[test]
+fn stage4_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE4);
+}
+
+#[test]
+fn stage5_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE5);
 }

@@ -29,7 +29,8 @@ Options:
       --conns N        concurrent connections (default 50)
       --secs S         measured seconds (default 5)
       --warmup S       seconds before measuring starts (default 1)
-      --size N         message size in bytes (default 64)
+      --size N         message size in bytes (default 64, at most 16 MiB; --conns times
+                       --size at most 1 GiB)
       --prefix TEXT    expect TEXT before each echo (e.g. Got: for the non-plain servers)
       --pause MS       wait MS milliseconds between a reply and the next message
                        (an interactive client; default 0: back to back)
@@ -39,6 +40,12 @@ Options:
                        (--hold; then it reports once the server has accepted every
                        connection, within S); Linux only (it reads /proc)
   -h, --help           print this help";
+
+/// The largest `--size`, in bytes.
+const MAX_SIZE: usize = 16 << 20;
+
+/// The most `--conns` times `--size` may come to, in bytes.
+const MAX_TOTAL: usize = 1 << 30;
 
 fn parse() -> Result<Option<Config>, lexopt::Error> {
     use lexopt::prelude::*;
@@ -81,6 +88,21 @@ fn parse() -> Result<Option<Config>, lexopt::Error> {
     }
     if config.conns == 0 || config.size == 0 {
         return Err("--conns and --size must be at least 1".into());
+    }
+    // Every connection holds its message: refuse what memory cannot hold, rather than
+    // abort on a failed allocation or crawl through swap.
+    if config.size > MAX_SIZE {
+        return Err(format!("--size must be at most {MAX_SIZE} bytes (16 MiB)").into());
+    }
+    if config.conns.saturating_mul(config.size) > MAX_TOTAL {
+        return Err("--conns times --size must be at most 1 GiB".into());
+    }
+    // A process that is not there: say which, not the bare error of reading `/proc`.
+    #[cfg(target_os = "linux")]
+    if let Some(pid) = config.server_pid
+        && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+    {
+        return Err(format!("--server-pid {pid}: no such process").into());
     }
     Ok(Some(config))
 }

@@ -1,10 +1,11 @@
 //! The echo scenarios every stage's echo test runs, written once.
 
 use std::io;
-use std::net::{SocketAddr, TcpListener};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::client;
 
@@ -22,6 +23,16 @@ pub fn with_server(
     clients: impl FnOnce(SocketAddr) -> usize,
 ) -> (String, usize) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
+    with_server_on(listener, server, clients)
+}
+
+/// [`with_server`] on a listener of the caller's, set up before any client connects (say,
+/// with small buffers, which the sockets it accepts inherit).
+pub fn with_server_on(
+    listener: TcpListener,
+    server: impl FnOnce(TcpListener, Arc<AtomicBool>) -> String + Send + 'static,
+    clients: impl FnOnce(SocketAddr) -> usize,
+) -> (String, usize) {
     listener
         .set_nonblocking(true)
         .expect("a non-blocking listener");
@@ -137,6 +148,44 @@ pub fn reset_mid_stream(addr: SocketAddr) -> io::Result<()> {
         }
     }
     client::reset(stream)
+}
+
+/// A client that sends and never reads (use `--plain`): it sends a stream of `(i % 251)`
+/// bytes, without reading, until the server stops taking them (no progress for half a
+/// second: every buffer between the two is full) or `limit` bytes are out. Then it reads
+/// the whole echo back, checking every byte, half-closes, and reads to the end. Returns
+/// how many bytes it got in before the buffers filled: the kernel's buffers plus what the
+/// server holds for it.
+pub fn never_reads_then_reads(stream: &mut TcpStream, limit: usize) -> io::Result<usize> {
+    use std::io::{ErrorKind, Read, Write};
+    let byte = |i: usize| (i % 251) as u8;
+    let pattern: Vec<u8> = (0..251 * 256).map(byte).collect();
+    stream.set_nonblocking(true)?;
+    let (mut sent, mut last_progress) = (0, Instant::now());
+    while sent < limit && last_progress.elapsed() < Duration::from_millis(500) {
+        let at = sent % 251;
+        match stream.write(&pattern[at..(at + (limit - sent)).min(pattern.len())]) {
+            Ok(n) => (sent, last_progress) = (sent + n, Instant::now()),
+            // Full: wait a little for the server to take some.
+            Err(e) if e.kind() == ErrorKind::WouldBlock => thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(e),
+        }
+    }
+    stream.set_nonblocking(false)?;
+    stream.shutdown(Shutdown::Write)?;
+    let mut echoed = Vec::with_capacity(sent);
+    stream.read_to_end(&mut echoed)?;
+    if echoed.len() != sent || echoed.iter().enumerate().any(|(i, &b)| b != byte(i)) {
+        let at = echoed.iter().enumerate().position(|(i, &b)| b != byte(i));
+        return Err(io::Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "{sent} bytes sent, {} echoed, first difference at {at:?}",
+                echoed.len()
+            ),
+        ));
+    }
+    Ok(sent)
 }
 
 /// `cycles` clients one after the other, each of which connects, sends a message,

@@ -35,7 +35,10 @@ use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::AsFd;
+#[cfg(unix)]
+use std::os::fd::AsFd as AsOwnable;
+#[cfg(windows)]
+use std::os::windows::io::AsHandle as AsOwnable;
 use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -115,8 +118,12 @@ fn streams() -> &'static Streams {
 /// A stream's own descriptor, duplicated, to write without `std`'s line buffer (whose
 /// flush at exit would block on a full pipe). If no descriptor is left to duplicate, the
 /// standard handle itself.
-fn unbuffered<S: AsFd + Write + Send + 'static>(stream: S) -> Box<dyn Write + Send> {
-    match stream.as_fd().try_clone_to_owned() {
+fn unbuffered<S: AsOwnable + Write + Send + 'static>(stream: S) -> Box<dyn Write + Send> {
+    #[cfg(unix)]
+    let own = stream.as_fd().try_clone_to_owned();
+    #[cfg(windows)]
+    let own = stream.as_handle().try_clone_to_owned();
+    match own {
         // Our own descriptor for the same pipe, terminal or file: plain `write(2)` calls.
         Ok(fd) => Box::new(File::from(fd)),
         // Out of descriptors, say: the standard handle still works, line-buffered.

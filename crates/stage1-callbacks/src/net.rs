@@ -88,6 +88,13 @@ impl EchoSetup {
         EchoSetup::from_args_with(about, producer, "", |_, _| Ok(false), listen)
     }
 
+    /// [`EchoSetup::from_args`] for the polling servers of stages 1 to 3, which also
+    /// refuse `--virtual-time` (see [`refused`]).
+    pub fn from_args_polling(about: &str) -> EchoSetup {
+        let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
+        EchoSetup::setup(about, false, true, "", no_flags, listen)
+    }
+
     /// [`EchoSetup::from_args`] for a server with flags of its own: `extra_usage` lists
     /// them and `extra` takes them, as in [`Options::parse_with`]; once every flag is
     /// parsed, `listen_on` makes the listening socket (say, [`listen_reuse_port`] when
@@ -95,6 +102,17 @@ impl EchoSetup {
     pub fn from_args_with(
         about: &str,
         producer: bool,
+        extra_usage: &str,
+        extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+        listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
+    ) -> EchoSetup {
+        EchoSetup::setup(about, producer, false, extra_usage, extra, listen_on)
+    }
+
+    fn setup(
+        about: &str,
+        producer: bool,
+        polling: bool,
         extra_usage: &str,
         mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
@@ -115,13 +133,8 @@ impl EchoSetup {
             }
             Ok(echo.flag(flag, args)? || extra(flag, args)?)
         });
-        if options.timeline.is_some() {
-            // A picture is drawn when a program ends, and a server ends only when it is
-            // killed: refuse the flag rather than promise a file that never comes.
-            eprintln!(
-                "error: --timeline: an echo server serves until it is interrupted, so it would \
-                 never draw its timeline (stage 4's scripted I/O test draws one)"
-            );
+        if let Some(why) = refused(&options, polling) {
+            eprintln!("error: {why}");
             std::process::exit(2);
         }
         let clock = options.install();
@@ -137,6 +150,28 @@ impl EchoSetup {
             options,
         }
     }
+}
+
+/// Why an echo server refuses the flags in `options`, if it does; `polling` for the
+/// servers of stages 1 to 3.
+pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
+    if options.timeline.is_some() {
+        // A picture is drawn when a program ends, and a server ends only when it is
+        // killed: refuse the flag rather than promise a file that never comes.
+        return Some(
+            "--timeline: an echo server serves until it is interrupted, so it would never \
+             draw its timeline (stage 4's scripted I/O test draws one)",
+        );
+    }
+    if polling && options.virtual_time {
+        // The polls' 10 ms sleeps would take no time: the server would never wait, and
+        // spin a core for as long as it runs (stages 4 and 5 wait in `select`, for real).
+        return Some(
+            "--virtual-time: a polling server on the virtual clock never waits between \
+             polls, and would spin a whole core; it runs on the real clock only",
+        );
+    }
+    None
 }
 
 /// Why a server could not start listening.
@@ -166,12 +201,25 @@ impl std::error::Error for ListenError {
     }
 }
 
-/// Bind a non-blocking TCP listener on `addr`.
+/// How many connections a listening socket queues until the server accepts them
+/// (`listen(2)`'s backlog; the kernel caps it at `net.core.somaxconn`). std's
+/// `TcpListener::bind` asks for 128: a burst of more while the server is busy elsewhere
+/// (a polling server between two polls, a loop running callbacks) and the kernel drops the
+/// rest, whose clients wait a second or more for their retransmission. tokio and mio ask
+/// for 1024, as stage 5's server does.
+pub const BACKLOG: i32 = 1024;
+
+/// Bind a non-blocking TCP listener on `addr`, queueing up to [`BACKLOG`] connections.
 pub fn listen(addr: SocketAddr) -> Result<TcpListener, ListenError> {
+    use socket2::{Domain, Socket, Type};
     let bind = || -> io::Result<TcpListener> {
-        let listener = TcpListener::bind(addr)?;
-        listener.set_nonblocking(true)?;
-        Ok(listener)
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+        #[cfg(unix)]
+        socket.set_reuse_address(true)?; // as std's `bind` does on Unix (not on Windows)
+        socket.bind(&addr.into())?;
+        socket.listen(BACKLOG)?;
+        socket.set_nonblocking(true)?;
+        Ok(socket.into())
     };
     bind().map_err(|source| ListenError { addr, source })
 }
@@ -189,7 +237,7 @@ pub fn listen_reuse_port(addr: SocketAddr) -> Result<TcpListener, ListenError> {
         socket.set_reuse_address(true)?; // as std's `bind` does on Unix
         socket.set_reuse_port(true)?;
         socket.bind(&addr.into())?;
-        socket.listen(128)?; // std's backlog; a server may raise it
+        socket.listen(BACKLOG)?;
         socket.set_nonblocking(true)?;
         Ok(socket.into())
     };
@@ -258,6 +306,34 @@ mod tests {
         assert!(text.contains("another server"), "{text}");
     }
 
+    /// A burst of 300 connections while the server is busy elsewhere (here: never
+    /// accepts) waits in the listener's queue. With std's backlog of 128, the kernel
+    /// dropped every connection beyond the 129th, and each waited a second or more for
+    /// its retransmission. Needs the system's cap (`net.core.somaxconn`, 4096 since Linux
+    /// 5.4) to be at least 300; with a lower cap the test says so and checks nothing.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_burst_of_300_connections_waits_in_the_queue() {
+        const BURST: usize = 300;
+        let cap = std::fs::read_to_string("/proc/sys/net/core/somaxconn");
+        let cap: usize = cap.ok().and_then(|c| c.trim().parse().ok()).unwrap_or(0);
+        if cap < BURST {
+            eprintln!("net.core.somaxconn is {cap}: the kernel caps every backlog below {BURST}");
+            return;
+        }
+        let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let timeout = std::time::Duration::from_secs(3);
+        let mut queued = Vec::new();
+        for n in 0..BURST {
+            match std::net::TcpStream::connect_timeout(&addr, timeout) {
+                Ok(stream) => queued.push(stream),
+                Err(error) => panic!("connection {n} of {BURST}: {error}"),
+            }
+        }
+        assert_eq!(queued.len(), BURST);
+    }
+
     #[test]
     #[cfg(unix)]
     fn reuse_port_listeners_share_a_port_and_others_are_refused() {
@@ -267,6 +343,22 @@ mod tests {
         assert_eq!(second.local_addr().unwrap(), addr);
         let error = listen(addr).unwrap_err();
         assert!(error.to_string().contains("another server"), "{error}");
+    }
+
+    /// On the virtual clock a polling server's 10 ms sleeps take no time: it never waits,
+    /// and spins a core for as long as it runs. Stages 4 and 5 wait in `select`, which
+    /// blocks for real whatever the clock.
+    #[test]
+    fn a_polling_server_refuses_virtual_time() {
+        let virtual_time = Options {
+            virtual_time: true,
+            timestamps: true,
+            ..Options::default()
+        };
+        let why = refused(&virtual_time, true).expect("refused");
+        assert!(why.starts_with("--virtual-time: "), "{why}");
+        assert_eq!(refused(&virtual_time, false), None);
+        assert_eq!(refused(&Options::default(), true), None);
     }
 
     #[test]

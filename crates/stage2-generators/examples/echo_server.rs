@@ -13,6 +13,10 @@
 //! nc 127.0.0.1 30000
 //! ```
 //!
+//! Out of file descriptors, `accept` fails at every try while a connection waits: the
+//! server says so and sleeps [`ACCEPT_RETRY_DELAY`] before it tries again (asyncio's
+//! pause; chapter 4, "Out of file descriptors").
+//!
 //! Look for: the handler reads like blocking code, but the cost is stage 1's: every idle
 //! connection and the listener wake up 100 times a second, and a reply waits for the next
 //! attempt. Stage 4 replaces the polling.
@@ -21,9 +25,10 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use stage2::io::{POLL, accept, recv, sendall};
-use stage2::net::{EchoSetup, Reply};
+use stage2::net::{self, EchoSetup, Reply};
 use stage2::{Scheduler, say, sleep, trace};
 
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
@@ -35,13 +40,28 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
                 trace!("accept {peer}");
                 s.new_task(echo_handler(client, reply));
             }
-            // Out of file descriptors, say: report it, wait a little, go on serving.
+            // Out of file descriptors: stop accepting for a second.
+            Err(error) if net::out_of_resources(&error) => back_off(error).await,
+            // The client gave up before we accepted it, say: report it, go on serving.
             Err(error) => {
                 stage1::warn!("accept failed: {error}");
                 sleep(POLL).await;
             }
         }
     }
+}
+
+/// How long the server stops accepting after running out of file descriptors (asyncio's
+/// `ACCEPT_RETRY_DELAY`).
+pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+/// Out of file descriptors (or memory): the connection stays queued, and accepting again
+/// at the next poll would fail again, with a line each time, 100 a second. Say it once and
+/// sleep: only this task waits; the open connections are served meanwhile.
+async fn back_off(error: io::Error) {
+    let secs = ACCEPT_RETRY_DELAY.as_secs();
+    stage1::warn!("accept failed: {error}; accepting again in {secs} s");
+    sleep(ACCEPT_RETRY_DELAY).await;
 }
 
 /// Answer every chunk until the client leaves.
@@ -74,9 +94,8 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let setup = EchoSetup::from_args(
+    let setup = EchoSetup::from_args_polling(
         "a TCP echo server, a task per connection, polling its sockets",
-        false,
     );
     let s = Scheduler::new(setup.clock);
     serve(

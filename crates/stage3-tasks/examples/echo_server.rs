@@ -13,6 +13,9 @@
 //! nc 127.0.0.1 30000
 //! ```
 //!
+//! Out of file descriptors, the server says so and sleeps [`ACCEPT_RETRY_DELAY`] before it
+//! accepts again, as stage 2's does.
+//!
 //! Look for: the same code as stage 2's server; only the scheduler underneath changed.
 //! The polling cost is unchanged too: stage 4 removes it.
 
@@ -20,9 +23,10 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use stage3::io::{POLL, accept, recv, sendall};
-use stage3::net::{EchoSetup, Reply};
+use stage3::net::{self, EchoSetup, Reply};
 use stage3::{NewTask, Scheduler, say, sleep, trace};
 
 /// Accept connections, starting an `echo_handler` task for each. Checks `stop` after each
@@ -34,12 +38,28 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
                 trace!("accept {peer}");
                 s.new_task(echo_handler(client, reply));
             }
+            // Out of file descriptors: stop accepting for a second.
+            Err(error) if net::out_of_resources(&error) => back_off(error).await,
+            // The client gave up before we accepted it, say: report it, go on serving.
             Err(error) => {
                 stage1::warn!("accept failed: {error}");
                 sleep(POLL).await;
             }
         }
     }
+}
+
+/// How long the server stops accepting after running out of file descriptors (asyncio's
+/// `ACCEPT_RETRY_DELAY`).
+pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+/// Out of file descriptors (or memory): the connection stays queued, and accepting again
+/// at the next poll would fail again, with a line each time, 100 a second. Say it once and
+/// sleep: only this task waits; the open connections are served meanwhile.
+async fn back_off(error: io::Error) {
+    let secs = ACCEPT_RETRY_DELAY.as_secs();
+    stage1::warn!("accept failed: {error}; accepting again in {secs} s");
+    sleep(ACCEPT_RETRY_DELAY).await;
 }
 
 /// Answer every chunk until the client leaves.
@@ -70,9 +90,8 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
 }
 
 fn main() {
-    let setup = EchoSetup::from_args(
+    let setup = EchoSetup::from_args_polling(
         "a TCP echo server, a task per connection, on the callback scheduler",
-        false,
     );
     let s = Scheduler::new(setup.clock);
     serve(

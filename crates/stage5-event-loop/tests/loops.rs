@@ -3,7 +3,8 @@
 //! reach both (the kernel hashes each connection's addresses and ports: all 200 landing on
 //! one loop has a chance of 2 in 2^200); and a shutdown while 100 clients are in the middle
 //! of a transfer loses nothing on either loop. Each server runs in a child process (see
-//! `child_server`), so the signals reach only it.
+//! `child_server`), so the signals reach only it. A loop that the operating system
+//! refuses (out of file descriptors) is an error `loops::run` returns, not a panic.
 
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
@@ -12,10 +13,19 @@ mod echo_server;
 #[allow(dead_code)]
 mod child_server;
 
-use loadgen::child::{Signal, complete_lines};
+use std::fs::File;
+use std::time::Duration;
+
+use loadgen::child::{ChildTest, Signal, complete_lines};
 use loadgen::client;
+use stage1::Options;
+use stage1::net::Reply;
+
+use echo_server::Settings;
+use echo_server::loops::{self, Config};
 
 const CHILD: &str = "STAGE5_LOOPS_CHILD";
+const CHILD_NOFILE: &str = "STAGE5_LOOPS_NOFILE_CHILD";
 
 // ANCHOR: both_loops
 #[test]
@@ -57,6 +67,72 @@ fn sigterm_mid_transfer_with_two_loops_loses_nothing() {
     );
     let (_, per_loop) = child_server::report(&finished);
     assert_eq!(per_loop.len(), 2);
+}
+
+/// `--loops N` with too few file descriptors for N loops (`ulimit -n`): each loop needs
+/// an epoll descriptor, a self-pipe and a listener. The server must say why it cannot
+/// start and exit, not panic with a backtrace. The child (64 descriptors) fills its table
+/// so that exactly one descriptor is free: enough for loop 1's listener, not for its
+/// selector; then, with none free, asks for one loop, which cannot get its selector either.
+#[test]
+fn too_few_descriptors_for_the_loops_is_an_error_not_a_panic() {
+    if std::env::var_os(CHILD_NOFILE).is_some() {
+        return too_few_descriptors();
+    }
+    let finished = ChildTest::new(
+        "too_few_descriptors_for_the_loops_is_an_error_not_a_panic",
+        CHILD_NOFILE,
+        Duration::from_secs(120),
+    )
+    .nofile(64)
+    .run()
+    .unwrap();
+    let stderr = &finished.stderr;
+    assert!(
+        finished.status.is_some_and(|s| s.success()),
+        "the child failed or overran ({:?}):\n{stderr}",
+        finished.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("child: error: "))
+        .collect();
+    assert_eq!(errors.len(), 2, "{stderr}");
+    assert!(errors[0].starts_with("loop 1: "), "{stderr}");
+    assert!(
+        errors.iter().all(|e| e.contains("Too many open files")),
+        "{stderr}"
+    );
+}
+
+/// The child: `loops::run` with two loops and one free descriptor, then with one loop and
+/// none; each must return its error.
+fn too_few_descriptors() {
+    let options = Options::default();
+    let clock = options.install();
+    let config = |loops| Config {
+        settings: Settings::new(Reply::Plain),
+        loops,
+        with_producer: None,
+    };
+    let any_port = "127.0.0.1:0".parse().unwrap();
+    for loops in [2, 1] {
+        let listener = Settings::listen(any_port, loops).unwrap();
+        let mut filler = Vec::new();
+        while let Ok(file) = File::open("/dev/null") {
+            filler.push(file);
+        }
+        if loops == 2 {
+            filler.pop(); // one free descriptor: loop 1's listener takes it
+        }
+        let outcome = loops::run(clock.clone(), options.clone(), listener, &config(loops));
+        drop(filler);
+        match outcome {
+            Ok(_) => eprintln!("child: {loops} loops served with no descriptor to spare"),
+            Err(error) => eprintln!("child: error: {error}"),
+        }
+    }
 }
 
 // ANCHOR: ping_pong

@@ -15,11 +15,11 @@
 
 use std::cell::Cell;
 use std::io;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ::stage5::{EventLoop, Queue};
+use ::stage5::{EventLoop, Queue, RealClock};
 
 use super::{System, Workload, check, sum_below};
 use crate::measure::{Sample, measure};
@@ -182,8 +182,11 @@ async fn echo(lp: EventLoop, sock: TcpStream) -> Result<(), ::stage5::Error> {
 }
 
 fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
-    let lp = EventLoop::new();
-    let listener = TcpListener::bind(addr)?;
+    // Out of file descriptors, say: the operating system's reason, not a panic.
+    let lp = EventLoop::try_with_clock(RealClock::new())
+        .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))?;
+    // A port in use, an address not this machine's: said with the address and a hint.
+    let listener = ::stage1::net::listen(addr).map_err(io::Error::other)?;
     socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
     eprintln!("listening on {}", listener.local_addr()?);
     let server = lp

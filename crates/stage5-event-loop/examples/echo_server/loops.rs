@@ -10,7 +10,9 @@
 //! cannot leave its thread; what crosses threads is a `LoopHandle`, and the only message
 //! is loop 0's request to stop, sent with `call_soon_threadsafe` when a signal comes. Each
 //! loop then shuts down gracefully on its own, and its thread hands back what it served
-//! when it ends.
+//! when it ends. A loop the operating system refuses (each needs an epoll descriptor, a
+//! self-pipe and a listener: `--loops 300` under `ulimit -n 1024` runs out) is an error
+//! that names the loop and the reason, never a panic.
 
 use std::net::TcpListener;
 use std::rc::Rc;
@@ -57,7 +59,8 @@ pub fn run(
         };
         others.0.push(Other::spawn(i, options, listener, settings)?);
     }
-    let lp = EventLoop::with_clock(clock);
+    // Out of file descriptors, say: the operating system's reason, not a panic.
+    let lp = EventLoop::try_with_clock(clock).map_err(cannot_create)?;
     let server = serve_with(&lp, listener, named(&config.settings, 0, config.loops))?;
     let handles: Rc<[LoopHandle]> = others.0.iter().map(|o| o.handle.clone()).collect();
     for sig in [SIGINT, SIGTERM, SIGHUP] {
@@ -98,6 +101,12 @@ fn stop_all(server: Rc<EchoServer>, others: Rc<[LoopHandle]>) -> impl FnMut(&Eve
 }
 // ANCHOR_END: stop_all
 
+/// Why a loop could not be made (the operating system refused its selector or self-pipe),
+/// in words that say what failed.
+fn cannot_create(error: Error) -> Error {
+    Error::msg(format!("cannot create the event loop: {error}"))
+}
+
 /// `settings` for loop `i` of `loops`: named `loop i: ` when there are several.
 fn named(settings: &Settings, i: usize, loops: usize) -> Settings {
     let name = if loops > 1 {
@@ -129,7 +138,8 @@ impl Other {
         let (ready, handle) = mpsc::sync_channel(1);
         let thread = thread::Builder::new().name(format!("loop {i}")).spawn(
             move || -> Result<Summary, String> {
-                let lp = EventLoop::with_clock(options.install());
+                let lp = EventLoop::try_with_clock(options.install())
+                    .map_err(|e| cannot_create(e).to_string())?;
                 let server = serve_with(&lp, listener, settings).map_err(|e| e.to_string())?;
                 if ready.send(lp.handle()).is_err() {
                     return Ok(server.summary()); // loop 0 gave up before we started

@@ -15,7 +15,6 @@
 
 use std::io;
 use std::net::{Shutdown, TcpStream};
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 use stage5::{EventLoop, Task, say};
@@ -46,7 +45,7 @@ impl EchoServer {
         if self.stopping.replace(true) {
             return;
         }
-        let fd = self.server.listener().as_raw_fd();
+        let fd = self.server.fd();
         stage1::trace!("shutdown: close the listener (fd {fd})");
         self.server.close(lp);
         for connection in self.connections.borrow().values() {

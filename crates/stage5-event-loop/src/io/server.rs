@@ -7,7 +7,9 @@
 //! reports it through the exception handler, stops accepting for [`ACCEPT_RETRY_DELAY`]
 //! (one second), and tries again; existing connections go on. If watching the listener
 //! again fails, that is reported too, and the server stops serving (`is_serving()` is
-//! false): a server never stops accepting silently.
+//! false): a server never stops accepting silently. [`Server::close`] closes the listening
+//! socket, as asyncio's does: a client that connects afterwards is refused at once, rather
+//! than left in the kernel's queue, unserved, until the process exits and resets it.
 //!
 //! What changed since stage 4: stage 4's `accept` accepted one connection per wait and its
 //! echo server slept a second on its own after running out of descriptors; here a
@@ -16,7 +18,7 @@
 use std::cell::{Cell, RefCell};
 use std::io::{self, ErrorKind};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
 
 use stage4::Interest;
@@ -37,7 +39,8 @@ pub struct Server {
 type OnConnection = Box<dyn FnMut(&EventLoop, TcpStream, SocketAddr)>;
 
 struct ServerInner {
-    listener: TcpListener,
+    listener: RefCell<Option<TcpListener>>, // `None` once closed
+    fd: RawFd,                              // its number, while it is open
     backlog: usize,
     on_connection: RefCell<OnConnection>,
     serving: Cell<bool>,
@@ -58,7 +61,8 @@ impl EventLoop {
         listener.set_nonblocking(true)?;
         let server = Server {
             inner: Rc::new(ServerInner {
-                listener,
+                fd: listener.as_raw_fd(),
+                listener: RefCell::new(Some(listener)),
                 backlog: backlog.max(1),
                 on_connection: RefCell::new(Box::new(on_connection)),
                 serving: Cell::new(true),
@@ -73,7 +77,7 @@ impl EventLoop {
 impl Server {
     fn watch(&self, lp: &EventLoop) -> Result<Handle, Error> {
         let weak = Rc::downgrade(&self.inner);
-        lp.add_reader(self.inner.listener.as_raw_fd(), move |lp| {
+        lp.add_reader(self.inner.fd, move |lp| {
             if let Some(inner) = weak.upgrade() {
                 Server { inner }.accept_connection(lp);
             }
@@ -82,13 +86,14 @@ impl Server {
 
     /// The reader: accept up to `backlog` connections.
     fn accept_connection(&self, lp: &EventLoop) {
-        let inner = &*self.inner;
-        let fd = inner.listener.as_raw_fd();
+        let (inner, fd) = (&*self.inner, self.inner.fd);
         for _ in 0..inner.backlog {
-            if !inner.serving.get() {
-                return;
-            }
-            match inner.listener.accept() {
+            // The borrow ends before `on_connection` runs, which may close the server.
+            let accepted = match &*inner.listener.borrow() {
+                Some(listener) if inner.serving.get() => listener.accept(),
+                _ => return, // closed meanwhile
+            };
+            match accepted {
                 // A connection: make it non-blocking and hand it over.
                 Ok((stream, peer)) => {
                     if let Err(error) = lp.new_socket(&stream) {
@@ -134,7 +139,7 @@ impl Server {
             exception: Some(error.into()),
             ..ExceptionContext::default()
         });
-        lp.remove_reader(self.inner.listener.as_raw_fd());
+        lp.remove_reader(self.inner.fd);
         let weak = Rc::downgrade(&self.inner);
         let retry = lp.call_later(ACCEPT_RETRY_DELAY, move |lp| {
             if let Some(inner) = weak.upgrade()
@@ -162,11 +167,15 @@ impl Server {
     }
     // ANCHOR_END: pause
 
-    /// Stop accepting (asyncio's `Server.close`): the listener's reader goes; connections
-    /// already accepted are the program's to close.
+    /// Stop accepting (asyncio's `Server.close`): the listener's reader goes, then the
+    /// listening socket is closed, so that a client that connects from now on is refused
+    /// at once (connections queued but not accepted yet are reset). Connections already
+    /// accepted are the program's to close.
     pub fn close(&self, lp: &EventLoop) {
-        if self.inner.serving.replace(false) {
-            lp.remove_reader(self.inner.listener.as_raw_fd());
+        self.inner.serving.set(false);
+        if let Some(listener) = self.inner.listener.borrow_mut().take() {
+            // Before the socket is closed: its number may be reused at once.
+            lp.remove_reader(listener.as_raw_fd());
             if let Some(retry) = self.inner.retry.borrow_mut().take() {
                 retry.cancel();
             }
@@ -178,9 +187,15 @@ impl Server {
         self.inner.serving.get()
     }
 
-    /// The listening socket.
-    pub fn listener(&self) -> &TcpListener {
-        &self.inner.listener
+    /// The listening socket's descriptor number (meaningless once closed).
+    pub fn fd(&self) -> RawFd {
+        self.inner.fd
+    }
+
+    /// The address the server listens on; `None` once closed.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        let listener = self.inner.listener.borrow();
+        listener.as_ref().and_then(|l| l.local_addr().ok())
     }
 }
 
@@ -189,7 +204,7 @@ impl std::fmt::Debug for Server {
         write!(
             f,
             "<Server fd={} serving={}>",
-            self.inner.listener.as_raw_fd(),
+            self.inner.fd,
             self.is_serving()
         )
     }
@@ -212,7 +227,7 @@ mod tests {
         let server = lp.start_serving(listener, 1, |_, _, _| {}).unwrap();
         // The pause after EMFILE removed the reader; now watching again fails (here: the
         // loop is closed, which refuses every new reader).
-        lp.remove_reader(server.listener().as_raw_fd());
+        lp.remove_reader(server.fd());
         lp.close().unwrap();
         server.resume(&lp);
         assert!(!server.is_serving(), "a server that accepts nobody says so");
