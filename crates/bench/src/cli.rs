@@ -50,6 +50,7 @@ fn parse() -> Result<Command, lexopt::Error> {
                     match arg {
                         Long("addr") => addr = parser.value()?.parse()?,
                         Long("max-secs") => max = parser.value()?.parse()?,
+                        Long("help") | Short('h') => return Ok(Command::Help),
                         _ => return Err(arg.unexpected()),
                     }
                 }

@@ -1,9 +1,10 @@
 //! `bench-stage5 serve`, the echo server of the W5 and W6 benchmarks (book page
 //! "Benchmarks"), given what it cannot use: a port in use, or too few file descriptors. It
-//! must exit with an error that says why, not panic. With few descriptors the binary runs under `sh -c 'ulimit -n N; exec ...'` (no `unsafe`
-//! `setrlimit`), for several small N: how many descriptors the process already holds when
-//! it starts depends on what it inherits, so one of them leaves room for the standard
-//! streams but not for the event loop's epoll descriptor and self-pipe.
+//! must exit with an error that says why, not panic. With few descriptors the binary runs
+//! under `sh -c 'ulimit -n N; exec ...'` (no `unsafe` `setrlimit`), for several small N:
+//! how many descriptors the process already holds when it starts depends on what it
+//! inherits, so one of them leaves room for the standard streams but not for the event
+//! loop's epoll descriptor and self-pipe. And `serve --help` is help, not an error.
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -48,4 +49,19 @@ fn out_of_descriptors_serve_says_why_and_does_not_panic() {
         }
     }
     assert!(said_why > 0, "no limit left the loop without descriptors");
+}
+
+#[test]
+fn serve_help_prints_the_usage() {
+    let output = Command::new(env!("CARGO_BIN_EXE_bench-stage5"))
+        .args(["serve", "--help"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout.contains("bench-SYSTEM serve [--addr ADDR]"),
+        "{stdout}"
+    );
 }
