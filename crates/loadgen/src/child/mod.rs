@@ -160,10 +160,10 @@ fn join(reading: Reading) -> io::Result<String> {
 }
 
 impl Finished {
-    /// Check a child whose standard output nobody read: it succeeded, and each of the
-    /// `said` lines it printed (lines ending with one of `endings`) either reached the pipe
-    /// whole or was counted in the console's exit report, the pipe having filled up.
-    pub fn assert_said_lines_written_or_dropped(&self, endings: &[&str], said: usize) {
+    /// Check that the child succeeded (passed, within its time limit), showing what it
+    /// printed if it did not.
+    #[track_caller]
+    pub fn assert_success(&self) {
         let Finished {
             status,
             stdout,
@@ -171,8 +171,16 @@ impl Finished {
         } = self;
         assert!(
             status.is_some_and(|s| s.success()),
-            "the child failed or overran ({status:?}):\n{stderr}"
+            "the child failed or overran ({status:?}):\n{stdout}\n{stderr}"
         );
+    }
+
+    /// Check a child whose standard output nobody read: it succeeded, and each of the
+    /// `said` lines it printed (lines ending with one of `endings`) either reached the pipe
+    /// whole or was counted in the console's exit report, the pipe having filled up.
+    pub fn assert_said_lines_written_or_dropped(&self, endings: &[&str], said: usize) {
+        self.assert_success();
+        let Finished { stdout, stderr, .. } = self;
         let written: usize = endings.iter().map(|e| complete_lines(stdout, e)).sum();
         let dropped = dropped_lines(stderr).unwrap_or(0) as usize;
         assert_eq!(
