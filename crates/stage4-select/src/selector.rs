@@ -193,7 +193,14 @@ impl Selector for MioSelector {
         }
         let mut after = before;
         after.set(interest, true);
-        self.update(fd, before, after)?;
+        // epoll's own error (EBADF for a number the process does not have) names no
+        // descriptor: say which, keeping its kind.
+        self.update(fd, before, after).map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("cannot wait to {interest} fd {fd}: {error}"),
+            )
+        })?;
         self.waits.insert(fd, after);
         Ok(())
     }
@@ -331,6 +338,18 @@ mod tests {
         let mut ready = select_now(&mut selector);
         ready.sort_by_key(|(_, i)| *i == Interest::Write);
         assert_eq!(ready, [(fd, Interest::Read), (fd, Interest::Write)]);
+        assert!(selector.is_empty());
+    }
+
+    #[test]
+    fn a_descriptor_the_process_does_not_have_is_an_error_that_names_it() {
+        let mut selector = MioSelector::new().unwrap();
+        let error = selector.add(99_999, Interest::Read).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with("cannot wait to read fd 99999: "),
+            "{message}"
+        );
         assert!(selector.is_empty());
     }
 
