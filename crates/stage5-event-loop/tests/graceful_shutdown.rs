@@ -1,8 +1,10 @@
 //! The echo server's graceful shutdown (book chapter 7, "The echo server"): stopped by
 //! SIGTERM or SIGHUP while 100 clients are in the middle of a transfer, it sends back
 //! everything it read, half-closes, drains, and exits with 0; no client sees a reset. A
-//! client that never reads cannot hold the shutdown beyond the grace period. Each server
-//! runs in a child process (see `child_server`), so the signals reach only it.
+//! client that never reads cannot hold the shutdown beyond the grace period, and a client
+//! that connects once the server has stopped accepting is refused at once, as asyncio's
+//! `Server.close` refuses it by closing the listening socket. Each server runs in a child
+//! process (see `child_server`), so the signals reach only it.
 
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
@@ -11,7 +13,7 @@ mod echo_server;
 #[allow(dead_code)]
 mod child_server;
 
-use std::io::Write;
+use std::io::{ErrorKind, Read, Write};
 
 use loadgen::child::Signal;
 use loadgen::client;
@@ -79,4 +81,31 @@ fn a_client_that_never_reads_is_closed_when_the_grace_period_ends() {
         "{}",
         finished.stderr
     );
+}
+
+/// Left open, the listener let the kernel complete a late client's connection: it waited
+/// unserved for the whole grace period, then got a reset.
+#[test]
+fn a_client_that_connects_during_the_shutdown_is_refused_at_once() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve(1, child_server::GRACE);
+    }
+    let (child, addr) = child_server::start(
+        "a_client_that_connects_during_the_shutdown_is_refused_at_once",
+        CHILD,
+    );
+    // A client that stays: served once, it keeps the server in its grace period.
+    let mut stays = client::connect(addr).unwrap();
+    client::round_trip(&mut stays, b"", b"served").unwrap();
+    child.signal(Signal::Term).unwrap();
+    // The server half-closes our connection once it has stopped accepting.
+    let mut rest = Vec::new();
+    stays.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty(), "{rest:?}");
+    let late = client::connect(addr).map(drop);
+    let refused = late.as_ref().map_err(|e| e.kind());
+    assert_eq!(refused, Err(ErrorKind::ConnectionRefused), "{late:?}");
+    drop(stays); // our end of stream: the server's last connection closes
+    let finished = child.finish().unwrap();
+    child_server::assert_exited_well(&finished, 1);
 }
