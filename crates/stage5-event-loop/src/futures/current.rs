@@ -136,38 +136,27 @@ pub(crate) fn awaiting_several() {
     });
 }
 
-/// What a task remembers from one step to the next: the future it waits on (asyncio's
-/// `_fut_waiter`), or the one it must not wait on, which fails at its next step.
+/// What a task remembers from one step to the next: what its last step stopped at, of
+/// which the next step needs the future it waits on (asyncio's `_fut_waiter`) or the one
+/// it must not wait on, which fails then.
 ///
 /// Boxed, and only once a step stops at a future: a task that only ever waits on sockets
 /// (an idle connection, of which a server holds thousands) keeps one null pointer here;
 /// the box, once made, is kept for the task's later steps.
 #[derive(Default)]
-pub(crate) struct Waits(Cell<Option<Box<Remembered>>>);
-
-/// What the last step stopped at, as a task remembers it.
-#[derive(Default)]
-enum Remembered {
-    /// Nothing to cancel or fail.
-    #[default]
-    Nothing,
-    /// The one future it waits on.
-    Awaited(Weak<dyn Cancel>),
-    /// The future (its address) it must not wait on.
-    Refused(usize),
-}
+pub(crate) struct Waits(Cell<Option<Box<Awaited>>>);
 
 impl Waits {
     /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
     /// on nothing now, and the future it must not wait on fails.
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
         let mut refused = None;
-        if let Some(mut remembered) = self.0.take() {
-            if let Remembered::Refused(address) = *remembered {
+        if let Some(mut last) = self.0.take() {
+            if let Awaited::Refused(address) = *last {
                 refused = Some(address);
             }
-            *remembered = Remembered::Nothing;
-            self.0.set(Some(remembered));
+            *last = Awaited::Nothing;
+            self.0.set(Some(last));
         }
         let running = StepSlot {
             task: Some(Running { id, lp, own }),
@@ -184,20 +173,13 @@ impl Waits {
     /// Cancel the future the task waits on (asyncio's `_fut_waiter.cancel()`); false if
     /// there is none, or it was done. It stays noted: a second cancel asks it again.
     pub(crate) fn cancel_awaited(&self) -> bool {
-        let remembered = self.0.take();
-        let upgraded = match remembered.as_deref() {
-            Some(Remembered::Awaited(future)) => future.upgrade(),
+        let last = self.0.take();
+        let upgraded = match last.as_deref() {
+            Some(Awaited::One(_, future)) => future.upgrade(),
             _ => None,
         };
-        self.0.set(remembered);
+        self.0.set(last);
         upgraded.is_some_and(Cancel::cancel_awaited)
-    }
-
-    /// Remember `note` until the next step.
-    fn remember(&self, note: Remembered) {
-        let mut remembered = self.0.take().unwrap_or_default();
-        *remembered = note;
-        self.0.set(Some(remembered));
     }
 }
 
@@ -212,10 +194,11 @@ impl Drop for Current<'_> {
     fn drop(&mut self) {
         let previous = std::mem::replace(&mut self.previous, IDLE);
         let ended = STEP.replace(previous);
-        match ended.awaited {
-            Awaited::One(_, weak) => self.waits.remember(Remembered::Awaited(weak)),
-            Awaited::Nothing | Awaited::Several => {}
-            Awaited::Refused(address) => self.waits.remember(Remembered::Refused(address)),
+        // Several futures, or none: nothing to cancel or fail (and no box to make).
+        if let Awaited::One(..) | Awaited::Refused(_) = ended.awaited {
+            let mut last = self.waits.0.take().unwrap_or_default();
+            *last = ended.awaited;
+            self.waits.0.set(Some(last));
         }
     }
 }
