@@ -16,9 +16,9 @@
 //! ```
 //!
 //! Out of file descriptors (`ulimit -n 64` and 200 clients), `accept` fails at every poll
-//! for as long as a connection waits: the server says so and stops asking the listener for
-//! [`ACCEPT_RETRY_DELAY`], as asyncio does (chapter 4, "Out of file descriptors"), rather
-//! than write 100 lines a second.
+//! for as long as a connection waits: the server says so and stops asking the listener
+//! for [`net::ACCEPT_RETRY_DELAY`], as asyncio does (chapter 4, "Out of file
+//! descriptors"), rather than write 100 lines a second.
 //!
 //! Look for: the cost. Even with no client at all the process wakes 100 times a second to
 //! ask the listener, and every reply waits for the next poll (up to 10 ms). Chapter 1
@@ -35,10 +35,6 @@ use stage1::{Scheduler, say, trace};
 
 /// How often every socket is asked whether it has something for us.
 pub const POLL: Duration = Duration::from_millis(10);
-
-/// How long the server stops asking the listener after running out of file descriptors
-/// (asyncio's `ACCEPT_RETRY_DELAY`).
-pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
 
 /// Stop reading from a client while this much of our reply is still unsent: a client
 /// that sends but never reads must not make us buffer without bound. So a client costs
@@ -72,9 +68,11 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
             // fail again. Say it once and leave the listener alone for a while; the open
             // connections are polled meanwhile, and may close and free descriptors.
             Err(error) if net::out_of_resources(&error) => {
-                let secs = ACCEPT_RETRY_DELAY.as_secs();
+                let secs = net::ACCEPT_RETRY_DELAY.as_secs();
                 stage1::warn!("accept failed: {error}; accepting again in {secs} s");
-                s.call_later(ACCEPT_RETRY_DELAY, move |s| serve(s, listener, reply, stop));
+                s.call_later(net::ACCEPT_RETRY_DELAY, move |s| {
+                    serve(s, listener, reply, stop)
+                });
                 return;
             }
             // Anything else (the client gave up first, say): report it, try at the next poll.

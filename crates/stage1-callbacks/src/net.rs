@@ -278,6 +278,11 @@ pub fn is_disconnect(error: &io::Error) -> bool {
     )
 }
 
+/// How long an echo server stops accepting after [`out_of_resources`] (asyncio's
+/// `ACCEPT_RETRY_DELAY`): long enough that a connection closing meanwhile can free a
+/// descriptor, short enough that a waiting client is not given up on.
+pub const ACCEPT_RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// True for `accept` errors that mean "out of file descriptors or memory" (EMFILE,
 /// ENFILE, ENOBUFS, ENOMEM): the connection stays queued, and accepting again at once
 /// fails again at once. asyncio stops accepting for a second on these; so do stages 4

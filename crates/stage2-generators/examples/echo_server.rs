@@ -14,8 +14,8 @@
 //! ```
 //!
 //! Out of file descriptors, `accept` fails at every try while a connection waits: the
-//! server says so and sleeps [`ACCEPT_RETRY_DELAY`] before it tries again (asyncio's
-//! pause; chapter 4, "Out of file descriptors").
+//! server says so and sleeps [`net::ACCEPT_RETRY_DELAY`] before it tries again
+//! (asyncio's pause; chapter 4, "Out of file descriptors").
 //!
 //! Look for: the handler reads like blocking code, but the cost is stage 1's: every idle
 //! connection and the listener wake up 100 times a second, and a reply waits for the next
@@ -25,7 +25,6 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use stage2::io::{POLL, accept, recv, sendall};
 use stage2::net::{self, EchoSetup, Reply};
@@ -51,17 +50,13 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
     }
 }
 
-/// How long the server stops accepting after running out of file descriptors (asyncio's
-/// `ACCEPT_RETRY_DELAY`).
-pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
-
 /// Out of file descriptors (or memory): the connection stays queued, and accepting again
 /// at the next poll would fail again, with a line each time, 100 a second. Say it once and
 /// sleep: only this task waits; the open connections are served meanwhile.
 async fn back_off(error: io::Error) {
-    let secs = ACCEPT_RETRY_DELAY.as_secs();
+    let secs = net::ACCEPT_RETRY_DELAY.as_secs();
     stage1::warn!("accept failed: {error}; accepting again in {secs} s");
-    sleep(ACCEPT_RETRY_DELAY).await;
+    sleep(net::ACCEPT_RETRY_DELAY).await;
 }
 
 /// Answer every chunk until the client leaves.

@@ -13,8 +13,8 @@
 //! nc 127.0.0.1 30000
 //! ```
 //!
-//! Out of file descriptors, the server says so and sleeps [`ACCEPT_RETRY_DELAY`] before it
-//! accepts again, as stage 2's does.
+//! Out of file descriptors, the server says so and sleeps [`net::ACCEPT_RETRY_DELAY`]
+//! before it accepts again, as stage 2's does.
 //!
 //! Look for: the same code as stage 2's server; only the scheduler underneath changed.
 //! The polling cost is unchanged too: stage 4 removes it.
@@ -23,7 +23,6 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use stage3::io::{POLL, accept, recv, sendall};
 use stage3::net::{self, EchoSetup, Reply};
@@ -49,17 +48,13 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
     }
 }
 
-/// How long the server stops accepting after running out of file descriptors (asyncio's
-/// `ACCEPT_RETRY_DELAY`).
-pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
-
 /// Out of file descriptors (or memory): the connection stays queued, and accepting again
 /// at the next poll would fail again, with a line each time, 100 a second. Say it once and
 /// sleep: only this task waits; the open connections are served meanwhile.
 async fn back_off(error: io::Error) {
-    let secs = ACCEPT_RETRY_DELAY.as_secs();
+    let secs = net::ACCEPT_RETRY_DELAY.as_secs();
     stage1::warn!("accept failed: {error}; accepting again in {secs} s");
-    sleep(ACCEPT_RETRY_DELAY).await;
+    sleep(net::ACCEPT_RETRY_DELAY).await;
 }
 
 /// Answer every chunk until the client leaves.

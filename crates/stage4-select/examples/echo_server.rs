@@ -17,7 +17,7 @@
 //!
 //! Out of file descriptors (`ulimit -n 64` and 200 clients), `accept` fails, and fails
 //! again at once for as long as the connection waits: the server says so once and stops
-//! accepting for [`ACCEPT_RETRY_DELAY`], serving its connections meanwhile.
+//! accepting for [`net::ACCEPT_RETRY_DELAY`], serving its connections meanwhile.
 //!
 //! Look for: with `--trace`, each `select` line shows its timeout (the time to the
 //! producer's next item, or "block" when only sockets are waited on) and what became ready.
@@ -30,7 +30,6 @@ use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use stage4::net::{self, EchoSetup, Reply};
 use stage4::{NewTask, Scheduler, WaitIo, cli, say, sleep, trace};
@@ -83,10 +82,6 @@ async fn echo<S: WaitIo>(s: &S, sock: &mut TcpStream, reply: Reply) -> io::Resul
 // ANCHOR_END: server
 
 // ANCHOR: back_off
-/// How long the server stops accepting after running out of file descriptors (asyncio's
-/// `ACCEPT_RETRY_DELAY`).
-pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
-
 /// Out of file descriptors (or memory): the connection stays queued, the listener stays
 /// readable, and accepting again at once would fail again at once, as fast as the CPU
 /// allows, with a line each time. Say it once and sleep: only this task waits; the
@@ -94,9 +89,9 @@ pub const ACCEPT_RETRY_DELAY: Duration = Duration::from_secs(1);
 async fn back_off(error: io::Error) {
     stage1::warn!(
         "accept failed: {error}; accepting again in {} s",
-        ACCEPT_RETRY_DELAY.as_secs()
+        net::ACCEPT_RETRY_DELAY.as_secs()
     );
-    sleep(ACCEPT_RETRY_DELAY).await;
+    sleep(net::ACCEPT_RETRY_DELAY).await;
 }
 // ANCHOR_END: back_off
 

@@ -15,7 +15,7 @@
 //! it awaits give the kernel up to 10 ms of real time per iteration (the server's side of
 //! A, where `a2` arrives, is inside the server, out of the test's reach).
 //!
-//! [`ACCEPT_RETRY_DELAY`]: echo_server::ACCEPT_RETRY_DELAY
+//! [`ACCEPT_RETRY_DELAY`]: stage4::net::ACCEPT_RETRY_DELAY
 
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
@@ -33,7 +33,7 @@ use loadgen::ready::wait_readable;
 use stage4::net::{self, Reply};
 use stage4::{Scheduler, Transcript, VirtualClock};
 
-use echo_server::ACCEPT_RETRY_DELAY;
+use stage4::net::ACCEPT_RETRY_DELAY;
 
 const CHILD: &str = "STAGE4_EMFILE_CHILD";
 
