@@ -91,6 +91,7 @@ pub(crate) fn current_task() -> Option<Id> {
     STEP.with_borrow(|step| step.task.map(|task| Id::Task(task.id)))
 }
 
+// ANCHOR: awaiting
 /// The future at `address`, of the loop at `lp`, is pending as the running step polls it:
 /// note it (`future` makes the weak reference only if it is needed), and say whether to
 /// wait. Outside a task's step, nothing to note: wait.
@@ -126,6 +127,7 @@ pub(crate) fn awaiting(
         Verdict::Wait
     })
 }
+// ANCHOR_END: awaiting
 
 /// The running step waits on several things at once, whatever it notes after this.
 pub(crate) fn awaiting_several() {
