@@ -208,7 +208,7 @@ impl Scheduler {
         // How long to block. On the virtual clock never block while a timer is pending:
         // poll, and if nothing is ready, jump to the deadline instead of waiting for it.
         let timeout = match next_deadline {
-            None if self.pending().2 == 0 => return Ok(()), // nothing to wait for at all
+            None if self.inner.waiting.borrow().is_empty() => return Ok(()), // nothing at all
             None => None, // no timer: block until some socket is ready
             Some(_) if clock.is_virtual() => Some(Duration::ZERO),
             Some(deadline) => Some(deadline.saturating_sub(clock.now())),
