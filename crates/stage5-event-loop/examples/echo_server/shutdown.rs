@@ -45,8 +45,9 @@ impl EchoServer {
         if self.stopping.replace(true) {
             return;
         }
-        let fd = self.server.fd();
-        stage1::trace!("shutdown: close the listener (fd {fd})");
+        if let Some(fd) = self.server.fd() {
+            stage1::trace!("shutdown: close the listener (fd {fd})");
+        }
         self.server.close(lp);
         for connection in self.connections.borrow().values() {
             connection.stop.set_result_unless_done(());

@@ -40,7 +40,6 @@ type OnConnection = Box<dyn FnMut(&EventLoop, TcpStream, SocketAddr)>;
 
 struct ServerInner {
     listener: RefCell<Option<TcpListener>>, // `None` once closed
-    fd: RawFd,                              // its number, while it is open
     backlog: usize,
     on_connection: RefCell<OnConnection>,
     serving: Cell<bool>,
@@ -61,7 +60,6 @@ impl EventLoop {
         listener.set_nonblocking(true)?;
         let server = Server {
             inner: Rc::new(ServerInner {
-                fd: listener.as_raw_fd(),
                 listener: RefCell::new(Some(listener)),
                 backlog: backlog.max(1),
                 on_connection: RefCell::new(Box::new(on_connection)),
@@ -69,15 +67,18 @@ impl EventLoop {
                 retry: RefCell::new(None),
             }),
         };
-        server.watch(self)?;
+        if let Some(fd) = server.fd() {
+            server.watch(self, fd)?; // (open: it was made just above)
+        }
         Ok(server)
     }
 }
 
 impl Server {
-    fn watch(&self, lp: &EventLoop) -> Result<Handle, Error> {
+    /// Accept on `fd`, the listener's number, whenever it is readable.
+    fn watch(&self, lp: &EventLoop, fd: RawFd) -> Result<Handle, Error> {
         let weak = Rc::downgrade(&self.inner);
-        lp.add_reader(self.inner.fd, move |lp| {
+        lp.add_reader(fd, move |lp| {
             if let Some(inner) = weak.upgrade() {
                 Server { inner }.accept_connection(lp);
             }
@@ -86,11 +87,11 @@ impl Server {
 
     /// The reader: accept up to `backlog` connections.
     fn accept_connection(&self, lp: &EventLoop) {
-        let (inner, fd) = (&*self.inner, self.inner.fd);
+        let inner = &*self.inner;
         for _ in 0..inner.backlog {
             // The borrow ends before `on_connection` runs, which may close the server.
-            let accepted = match &*inner.listener.borrow() {
-                Some(listener) if inner.serving.get() => listener.accept(),
+            let (accepted, fd) = match &*inner.listener.borrow() {
+                Some(listener) if inner.serving.get() => (listener.accept(), listener.as_raw_fd()),
                 _ => return, // closed meanwhile
             };
             match accepted {
@@ -139,7 +140,9 @@ impl Server {
             exception: Some(error.into()),
             ..ExceptionContext::default()
         });
-        lp.remove_reader(self.inner.fd);
+        if let Some(fd) = self.fd() {
+            lp.remove_reader(fd); // (open: `accept_connection` just used it)
+        }
         let weak = Rc::downgrade(&self.inner);
         let retry = lp.call_later(ACCEPT_RETRY_DELAY, move |lp| {
             if let Some(inner) = weak.upgrade()
@@ -156,7 +159,10 @@ impl Server {
     /// serving, rather than look alive and accept nothing.
     fn resume(&self, lp: &EventLoop) {
         self.inner.retry.borrow_mut().take();
-        if let Err(error) = self.watch(lp) {
+        let Some(fd) = self.fd() else {
+            return; // closed during the pause: nothing to watch
+        };
+        if let Err(error) = self.watch(lp, fd) {
             self.inner.serving.set(false);
             lp.call_exception_handler(&ExceptionContext {
                 message: "cannot watch the listening socket again: the server stops".into(),
@@ -187,9 +193,11 @@ impl Server {
         self.inner.serving.get()
     }
 
-    /// The listening socket's descriptor number (meaningless once closed).
-    pub fn fd(&self) -> RawFd {
-        self.inner.fd
+    /// The listening socket's descriptor number; `None` once closed (the number may then
+    /// be another descriptor's).
+    pub fn fd(&self) -> Option<RawFd> {
+        let listener = self.inner.listener.borrow();
+        listener.as_ref().map(AsRawFd::as_raw_fd)
     }
 
     /// The address the server listens on; `None` once closed.
@@ -204,7 +212,8 @@ impl std::fmt::Debug for Server {
         write!(
             f,
             "<Server fd={} serving={}>",
-            self.inner.fd,
+            self.fd()
+                .map_or_else(|| "closed".to_owned(), |fd| fd.to_string()),
             self.is_serving()
         )
     }
@@ -227,7 +236,7 @@ mod tests {
         let server = lp.start_serving(listener, 1, |_, _, _| {}).unwrap();
         // The pause after EMFILE removed the reader; now watching again fails (here: the
         // loop is closed, which refuses every new reader).
-        lp.remove_reader(server.fd());
+        lp.remove_reader(server.fd().unwrap());
         lp.close().unwrap();
         server.resume(&lp);
         assert!(!server.is_serving(), "a server that accepts nobody says so");
