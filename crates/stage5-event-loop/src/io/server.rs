@@ -245,4 +245,15 @@ mod tests {
             ["cannot watch the listening socket again: the server stops"]
         );
     }
+
+    #[test]
+    fn a_closed_server_has_no_descriptor_number() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = lp.start_serving(listener, 1, |_, _, _| {}).unwrap();
+        assert!(server.fd().is_some() && server.local_addr().is_some());
+        server.close(&lp);
+        assert_eq!((server.fd(), server.local_addr()), (None, None));
+        assert_eq!(format!("{server:?}"), "<Server fd=closed serving=false>");
+    }
 }
