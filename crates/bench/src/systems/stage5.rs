@@ -160,9 +160,9 @@ fn w4(p: &Params) -> Sample {
     sample
 }
 
-/// How many connections the listening socket queues, and how many the server accepts per
-/// readiness event (tokio's and mio's listeners use 1024 too).
-const BACKLOG: usize = 1024;
+/// How many connections the server accepts per readiness event: as many as the listening
+/// socket queues (`stage1::net::BACKLOG`, 1024, as tokio's and mio's listeners).
+const BACKLOG: usize = ::stage1::net::BACKLOG as usize;
 
 /// Echo one connection until the client leaves, reading at most 1 KiB at a time (tokio's
 /// echo reads into a 1 KiB buffer).
@@ -187,7 +187,6 @@ fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
         .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))?;
     // A port in use, an address not this machine's: said with the address and a hint.
     let listener = ::stage1::net::listen(addr).map_err(io::Error::other)?;
-    socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
     eprintln!("listening on {}", listener.local_addr()?);
     let server = lp
         .start_serving(listener, BACKLOG, |lp, sock, _peer| {
