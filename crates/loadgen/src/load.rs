@@ -102,7 +102,8 @@ impl Conn {
 }
 
 /// With `--server-pid`, how many connections may be ahead of the server's `accept`s.
-/// Servers listen with backlogs of 100 (asyncio) to 1024 (mio, tokio); connecting faster
+/// Servers listen with backlogs of 100 (asyncio's `create_server`), 128 (std's, mio's and
+/// tokio's `bind`) or 1024 (this project's echo servers); connecting faster
 /// than the server accepts overflows the backlog, and the kernel then drops the SYN, which
 /// the client only resends a second later: thousands of connections would take minutes.
 const PACE: usize = 64;
