@@ -2,18 +2,15 @@
 //!
 //! Stage 1's callback scheduler, plus the seed's `_read_waiting` and `_write_waiting`:
 //! callbacks waiting for a socket. `read_wait(sock, callback)` files the callback under the
-//! socket and tells the [`Selector`]; the loop runs what is ready and, when nothing is,
-//! sleeps *in the selector*, with a timeout that ends at the next timer's deadline, then
-//! makes ready the callbacks whose sockets became ready and the timers that came due.
+//! socket and tells the [`Selector`] (mio's, or a test's fake); the loop runs what is ready
+//! and, when nothing is, sleeps *in the selector* until the next timer's deadline at most,
+//! then makes ready the callbacks whose sockets became ready and the timers that came due.
 //!
-//! What changed from stage 3: stage 3 reused stage 1's scheduler as it was; its `run` could
-//! only sleep, so a task waiting for a socket had to poll it. This scheduler's loop is
-//! stage 1's with the sleep replaced by `select`, written out again here because the loop is
-//! the lesson (`just diff 1 4` on `scheduler.rs` shows exactly what I/O adds). `call_soon`
-//! and `call_later` are stage 1's line for line; they stay beside the loop rather than in a
-//! shared helper so that the diff of the two files shows only what I/O adds, while the
-//! pieces they use (`Callback`, `TimerHeap`) are stage 1's own types. It implements stage
-//! 1's [`Schedule`] trait, so stage 3's `Task` runs on it unchanged.
+//! What changed from stage 3: stage 3 reused stage 1's scheduler, whose `run` could only
+//! sleep, so a task waiting for a socket had to poll it. This loop is stage 1's with the
+//! sleep replaced by `select`, written out again because the loop is the lesson: `just diff
+//! 1 4` on `scheduler.rs` shows what I/O adds (`call_soon` and `call_later` are stage 1's
+//! line for line). It implements stage 1's [`Schedule`], so stage 3's `Task` runs on it.
 //!
 //! Three of the seed's bugs are fixed here, each with a test:
 //! - it wakes a sleeper only when `now > deadline`; on a clock where `now` can *equal* the
@@ -49,25 +46,29 @@ struct Inner {
     ready: RefCell<VecDeque<Callback<Scheduler>>>,
     sleeping: RefCell<TimerHeap<Callback<Scheduler>>>,
     waiting: RefCell<HashMap<(RawFd, Interest), Callback<Scheduler>>>, // the seed's two dicts
-    selector: RefCell<MioSelector>,
+    selector: RefCell<Box<dyn Selector>>,
     next_id: Cell<u64>,
 }
 // ANCHOR_END: state
 
 impl Scheduler {
-    /// An empty scheduler running on `clock`. Fails only if the operating system refuses
-    /// a selector (out of file descriptors, say).
+    /// An empty scheduler on `clock`, sleeping in a new [`MioSelector`] (which can fail).
     pub fn new(clock: Rc<dyn Clock>) -> io::Result<Scheduler> {
-        Ok(Scheduler {
+        Ok(Scheduler::with_selector(clock, MioSelector::new()?))
+    }
+
+    /// An empty scheduler on `clock`, sleeping in `selector`: how a test brings a fake.
+    pub fn with_selector(clock: Rc<dyn Clock>, selector: impl Selector + 'static) -> Scheduler {
+        Scheduler {
             inner: Rc::new(Inner {
                 clock,
                 ready: RefCell::new(VecDeque::new()),
                 sleeping: RefCell::new(TimerHeap::new()),
                 waiting: RefCell::new(HashMap::new()),
-                selector: RefCell::new(MioSelector::new()?),
+                selector: RefCell::new(Box::new(selector)),
                 next_id: Cell::new(0),
             }),
-        })
+        }
     }
 
     /// The current time on this scheduler's clock.
@@ -152,8 +153,7 @@ impl Scheduler {
         Ok(())
     }
 
-    /// Stop waiting on `source` in direction `interest`, dropping the waiting callback.
-    /// Returns whether there was one.
+    /// Stop waiting on `source` for `interest`: drop the callback, and say if there was one.
     pub fn cancel_wait(&self, source: &impl AsRawFd, interest: Interest) -> io::Result<bool> {
         let fd = source.as_raw_fd();
         let removed = self.inner.waiting.borrow_mut().remove(&(fd, interest));

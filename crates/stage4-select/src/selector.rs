@@ -4,10 +4,11 @@
 //! The seed's scheduler hands `select.select()` the sockets its tasks wait on, with a
 //! timeout, and gets back the ones that are ready. [`Selector`] is that call as a trait,
 //! shaped like Python's `selectors` module: add a wait (a socket and a direction), remove
-//! it, and `select` with a timeout to learn which waits are ready. Its implementation,
-//! [`MioSelector`], sits on `mio::Poll` (epoll on Linux, kqueue on the BSDs and macOS):
-//! a well-kept crate for the system calls, since calling epoll by hand is not this
-//! chapter's lesson.
+//! it, and `select` with a timeout to learn which waits are ready. The scheduler is
+//! written against the trait, so a test can drive it with a fake that scripts readiness
+//! (`tests/fake_selector.rs`). The real implementation, [`MioSelector`], sits on
+//! `mio::Poll` (epoll on Linux, kqueue on the BSDs and macOS): a well-kept crate for the
+//! system calls, since calling epoll by hand is not this chapter's lesson.
 //!
 //! ## One-shot waits on an edge-triggered selector
 //!
