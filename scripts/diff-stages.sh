@@ -192,14 +192,14 @@ one_row() { # the current row, `f`
     if [ -z "$file_a" ] && [ -z "$file_b" ]; then
         return 0
     elif [ -z "$file_b" ]; then
-        gone+=("no longer here: $file_a ($what$via)")
+        gone+=("no longer here: $file_a ($what)$via")
     elif [ "$file_a" = "$file_b" ]; then
         reused+=("$file_b ($what)")
     elif [ "$owner_b" != "$b" ]; then
         if [ -z "$file_a" ]; then
             gone+=("now used from stage $owner_b: $file_b ($what)")
         else
-            gone+=("no longer here: $file_a ($what$via); stage $b uses stage $owner_b's $file_b")
+            gone+=("no longer here: $file_a ($what)$via; stage $b uses stage $owner_b's $file_b")
         fi
     elif [ -z "$file_a" ]; then
         show_new "$file_b" "new in stage $b: $path_b ($what)"
@@ -208,7 +208,7 @@ one_row() { # the current row, `f`
         if [ "$owner_a" = "$a" ]; then from="stage $a's $from"; else from="stage $owner_a's $from$via"; fi
         show_diff "$file_a" "$file_b" "changed in stage $b: $path_b ($what), from $from"
     else
-        heading "no longer here: $file_a ($what$via); stage $b's $path_b takes its place, with too" \
+        heading "no longer here: $file_a ($what)$via; stage $b's $path_b takes its place, with too" \
             "little in common to diff (non-trivial lines in common: $shared, of $na and $nb; a diff takes $MIN_SHARED%)"
         show_new "$file_b" "new in stage $b: $path_b ($what)"
     fi
