@@ -11,6 +11,7 @@
 //! | chapter | file | seed | what the learner writes | compared with |
 //! | --- | --- | --- | --- | --- |
 //! | 1 | [`ch1`] | 003, 2 | `Scheduler::run`: the ready queue and the heap | stage 1's `Scheduler` |
+//! | 2 | [`ch2`] | 003, 4.1 | `Scheduler::run`: generators that sleep, in turn | stage 2's `Scheduler` |
 //!
 //! As with the "Try it" exercises, a stub in `src/build/chN.rs` compiles and does too
 //! little, its test in `tests/build_chN.rs` is `#[ignore]`d and fails until the work is
@@ -29,6 +30,12 @@ pub mod ch1;
 #[cfg(feature = "solutions")]
 #[path = "../solutions/build/ch1.rs"]
 pub mod ch1;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch2;
+#[cfg(feature = "solutions")]
+#[path = "../solutions/build/ch2.rs"]
+pub mod ch2;
 
 use std::cell::RefCell;
 use std::rc::Rc;
