@@ -14,6 +14,7 @@
 //! | 2 | [`ch2`] | 003, 4.1 | `Scheduler::run`: generators that sleep, in turn | stage 2's `Scheduler` |
 //! | 3 | [`ch3`] | 003, 5 | `Task::step`: a coroutine as a callback | stage 3's `Task` |
 //! | 4 | [`ch4`] | 003, 6 | `Scheduler::run`: timers and sockets, one `select` | stage 4's `Scheduler` |
+//! | 5 | [`ch5`] | 000, 001, 002 | `MiniLoop::run_once`: asyncio's five steps | stage 5's `EventLoop` |
 //!
 //! As with the "Try it" exercises, a stub in `src/build/chN.rs` compiles and does too
 //! little, its test in `tests/build_chN.rs` is `#[ignore]`d and fails until the work is
@@ -50,6 +51,12 @@ pub mod ch4;
 #[cfg(feature = "solutions")]
 #[path = "../solutions/build/ch4.rs"]
 pub mod ch4;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch5;
+#[cfg(feature = "solutions")]
+#[path = "../solutions/build/ch5.rs"]
+pub mod ch5;
 
 use std::cell::RefCell;
 use std::rc::Rc;
