@@ -16,6 +16,7 @@
 //! | 4 | [`ch4`] | 003, 6 | `Scheduler::run`: timers and sockets, one `select` | stage 4's `Scheduler` |
 //! | 5 | [`ch5`] | 000, 001, 002 | `MiniLoop::run_once`: asyncio's five steps | stage 5's `EventLoop` |
 //! | 6 | [`ch6`] | 000, 001 | `MiniFuture::set_result`, `add_done_callback` | stage 5's `Future` |
+//! | 7 | [`ch7`] | 000/004 | `sock_recv`: a reader plus a future | stage 5's `sock_recv` |
 //!
 //! As with the "Try it" exercises, a stub in `src/build/chN.rs` compiles and does too
 //! little, its test in `tests/build_chN.rs` is `#[ignore]`d and fails until the work is
@@ -64,6 +65,12 @@ pub mod ch6;
 #[cfg(feature = "solutions")]
 #[path = "../solutions/build/ch6.rs"]
 pub mod ch6;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch7;
+#[cfg(feature = "solutions")]
+#[path = "../solutions/build/ch7.rs"]
+pub mod ch7;
 
 use std::cell::RefCell;
 use std::rc::Rc;
