@@ -68,3 +68,5 @@ pub mod ch7;
 #[cfg(feature = "solutions")]
 #[path = "solutions/ch7.rs"]
 pub mod ch7;
+
+pub mod build;

@@ -1,0 +1,98 @@
+//! Build it 3, solved: a coroutine wrapped as a callback (book chapter 3, "The Task" and
+//! "Sleep is `call_later`"; seed 003, section 5: the `Task` whose `__call__` sends the
+//! coroutine `None`, on the callback scheduler of section 2). The reference solution of a
+//! build-it exercise; the stub is `src/build/ch3.rs`. `tests/build_ch3.rs` runs tasks and
+//! plain callbacks together on stage 1's scheduler, once with your `Task` and once with
+//! stage 3's, on the virtual clock, and compares what ran when.
+//!
+//! The scheduler is stage 1's, unchanged: it runs callbacks and knows nothing of
+//! coroutines. A task is a callback that polls its coroutine once. The seed's
+//! `sched.current` is the thread-local slot below ([`set_current`], [`take_current`]): the
+//! task fills it before it polls, and a coroutine that goes to sleep empties it ([`sleep`]
+//! hands the task to `call_later`), so a task still current after its poll only switched,
+//! and must schedule its own next step.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Waker};
+use std::time::Duration;
+
+use stage1::Scheduler;
+/// The pause of one turn: stage 2's, as the seed's `switch()` (`Pending` once).
+pub use stage2::switch;
+
+/// A coroutine as a task holds it: a future of `()`, boxed and pinned.
+pub type Coroutine = Pin<Box<dyn Future<Output = ()>>>;
+
+thread_local! {
+    /// The seed's `sched.current`: the task whose coroutine is being polled.
+    static CURRENT: RefCell<Option<Rc<Task>>> = const { RefCell::new(None) };
+}
+
+/// Make `task` the current one (the seed's `sched.current = self`).
+pub fn set_current(task: Rc<Task>) {
+    CURRENT.with(|current| *current.borrow_mut() = Some(task));
+}
+
+/// Empty the slot, and return the task that was in it, if any (`sched.current = None`).
+pub fn take_current() -> Option<Rc<Task>> {
+    CURRENT.with(|current| current.borrow_mut().take())
+}
+
+/// A coroutine wrapped so that stage 1's scheduler can run it like a callback.
+pub struct Task {
+    // Taken out while it is polled; `None` once it has returned.
+    coroutine: RefCell<Option<Coroutine>>,
+    scheduler: Scheduler,
+}
+
+/// Wrap `coroutine` in a task and schedule its first step with `call_soon` (the seed's
+/// `new_task`).
+pub fn spawn(s: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
+    let task = Rc::new(Task {
+        coroutine: RefCell::new(Some(Box::pin(coroutine))),
+        scheduler: s.clone(),
+    });
+    let first = task.clone();
+    s.call_soon(move |s| first.step(s));
+    task
+}
+
+/// Pause the running task for `delay` (the seed's `sched.sleep`): take it out of the
+/// `current` slot, have the scheduler call its step once `delay` has passed, and switch.
+pub async fn sleep(delay: Duration) {
+    let task = take_current()
+        .expect("build it 3: sleep() found no current task; step() must set it before polling");
+    let scheduler = task.scheduler.clone();
+    scheduler.call_later(delay, move |s| task.step(s));
+    switch().await;
+}
+
+impl Task {
+    /// Build it 3: one step of the task, as a callback of `s` (the seed's `Task.__call__`).
+    ///
+    /// Take the coroutine out (a task without one has finished: do nothing), make this
+    /// task the current one, poll the coroutine once (a no-op waker is enough: nothing here
+    /// wakes a task but the scheduler), then look at the slot. If the coroutine returned,
+    /// the task is finished: drop it. If it is pending, put it back; and if the task is
+    /// still current (it only switched), schedule its next step with `call_soon`. If it
+    /// is not (it went to sleep), `sleep` has already scheduled it.
+    pub fn step(self: Rc<Self>, s: &Scheduler) {
+        let Some(mut coroutine) = self.coroutine.borrow_mut().take() else {
+            return; // finished: a stale call does nothing
+        };
+        set_current(self.clone());
+        let mut cx = Context::from_waker(Waker::noop());
+        let poll = coroutine.as_mut().poll(&mut cx);
+        let still_current = take_current().is_some();
+        if poll.is_pending() {
+            *self.coroutine.borrow_mut() = Some(coroutine);
+            if still_current {
+                // It only switched: `if sched.current: sched.ready.append(self)`.
+                s.call_soon(move |s| self.step(s));
+            }
+        }
+    }
+}
