@@ -14,7 +14,7 @@
 //! | [`scheduler`] | ready queue, sleeping heap, `run` | stage 3 runs tasks on it |
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
 //!
-//! What every stage shares and no chapter teaches lives one crate below, in `scaffold`:
+//! What every stage shares and no chapter teaches lives one crate below, in [`scaffold`]:
 //! the clock the scheduler runs on (real or virtual), the output contract (`say!`,
 //! `--timestamps`, `--trace`), the scheduler's steps as events (`event!`) and their
 //! recording, the `--timeline` drawing, the examples' options and the echo servers'
