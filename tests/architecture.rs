@@ -1,7 +1,7 @@
-//! The rules ARCHITECTURE.md promises, checked: every stage source file names its book
-//! chapter and seed section; no source file is over 300 lines without saying why; each
-//! stage depends only on earlier stages; stage 5's modules import only downward, layer by
-//! layer; every anchor in the code is included somewhere in the book.
+//! The rules ARCHITECTURE.md promises, checked: every source file of a stage or of the
+//! scaffold names its book chapter and seed section; no source file is over 300 lines
+//! without saying why; each stage depends only on earlier stages; stage 5's modules import
+//! only downward, layer by layer; every anchor in the code is included somewhere in the book.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -32,7 +32,9 @@ fn rel(path: &Path) -> String {
 #[test]
 fn every_stage_source_file_names_its_chapter_and_seed_section() {
     let mut offenders = Vec::new();
-    for (_, dir) in stages() {
+    // The scaffold beneath the stages too: its files kept the rule when they left stage 1.
+    let scaffold = root().join("crates/scaffold");
+    for dir in stages().into_iter().map(|(_, dir)| dir).chain([scaffold]) {
         for file in rust_files(&dir.join("src")) {
             let doc = module_doc(&fs::read_to_string(&file).unwrap()).to_lowercase();
             let chapter = doc.contains("chapter") || doc.contains("book introduction");

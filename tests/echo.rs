@@ -32,8 +32,8 @@ use std::time::Duration;
 
 use loadgen::child::ChildTest;
 use loadgen::{client, scenario};
-use stage1::net::Reply;
-use stage1::{Clock, Options, RealClock, Transcript, VirtualClock};
+use scaffold::net::Reply;
+use scaffold::{Clock, Options, RealClock, Transcript, VirtualClock};
 
 /// Steps a test takes on the server's own scheduler, each at its time on the server's
 /// clock, beside the serving.
@@ -365,7 +365,7 @@ fn out_of_descriptors_says_so_once_a_second(server: &Server, says: &str, test: &
 /// [`OUT_OF_DESCRIPTORS`] the test frees the table, closes B, sets the stop flag and
 /// knocks; the server stops at its next look at the flag.
 fn out_of_descriptors(server: &Server) {
-    let listener = stage1::net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = scaffold::net::listen("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listener.local_addr().unwrap();
     // The same listening socket, for the test to see B's connection arrive.
     let listening = listener.try_clone().unwrap();

@@ -22,7 +22,7 @@ mod stage5_threads;
 #[path = "support/stages.rs"]
 mod stages;
 
-use stage1::transcript;
+use scaffold::transcript;
 use stages::*;
 
 /// The two snapshots of one example: its lines, then its lines with the trace. Each run
@@ -128,7 +128,7 @@ fn stage5_examples() {
 
 #[test]
 fn stage5_threads_hand_every_result_back_to_the_loop_thread() {
-    let text = stage1::console::Transcript::capture(stage5::RealClock::new(), false);
+    let text = scaffold::console::Transcript::capture(stage5::RealClock::new(), false);
     let lp = stage5::EventLoop::with_clock(stage5::RealClock::new());
     let mut results = stage5_threads::program(&lp).unwrap();
     lp.close().unwrap();

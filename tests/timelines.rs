@@ -1,7 +1,7 @@
 //! The book's timeline pictures are what the code draws now.
 //!
 //! Each row of [`PICTURES`] runs an example's own program on the virtual clock with its
-//! events recorded, draws the picture (`stage1::timeline`), and compares it with the file
+//! events recorded, draws the picture (`scaffold::timeline`), and compares it with the file
 //! committed under `docs/src/timelines/`. A picture that differs fails the test, like a
 //! snapshot: look at the new drawing (written beside the test's temporary files, the
 //! failure says where), and if the change is right, regenerate the committed pictures with
@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use stage1::Clock;
+use scaffold::Clock;
 
 // The example programs and the stages' runners, shared with `examples.rs` and
 // `cross_stage.rs`; the transcript wrappers are not used here.
@@ -131,12 +131,12 @@ fn draw(picture: &'static Picture) -> String {
 }
 
 fn draw_here(picture: &Picture) -> String {
-    let records = stage1::timeline::capture(picture.run);
+    let records = scaffold::timeline::capture(picture.run);
     let title = format!(
         "stage {} · {} (virtual clock)",
         picture.stage, picture.example
     );
-    stage1::timeline::draw(&title, &records)
+    scaffold::timeline::draw(&title, &records)
 }
 
 #[test]

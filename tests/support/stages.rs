@@ -10,7 +10,7 @@
 
 use std::rc::Rc;
 
-use stage1::Clock;
+use scaffold::Clock;
 
 #[allow(dead_code)]
 #[path = "../../crates/stage1-callbacks/examples/countdown.rs"]
@@ -55,7 +55,7 @@ pub fn run_stage1(clock: Rc<dyn Clock>, program: fn(&stage1::Scheduler)) {
 
 /// [`run_stage1`] on the virtual clock, in a transcript.
 pub fn stage1(trace: bool, program: fn(&stage1::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| run_stage1(clock, program))
+    scaffold::transcript(trace, |clock| run_stage1(clock, program))
 }
 
 /// Stage 2's coroutine scheduler.
@@ -67,7 +67,7 @@ pub fn run_stage2(clock: Rc<dyn Clock>, program: fn(&stage2::Scheduler)) {
 
 /// [`run_stage2`] on the virtual clock, in a transcript.
 pub fn stage2(trace: bool, program: fn(&stage2::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| run_stage2(clock, program))
+    scaffold::transcript(trace, |clock| run_stage2(clock, program))
 }
 
 /// Stage 4's scheduler with a selector.
@@ -79,7 +79,7 @@ pub fn run_stage4(clock: Rc<dyn Clock>, program: fn(&stage4::Scheduler)) {
 
 /// [`run_stage4`] on the virtual clock, in a transcript.
 pub fn stage4(trace: bool, program: fn(&stage4::Scheduler)) -> String {
-    stage1::transcript(trace, |clock| run_stage4(clock, program))
+    scaffold::transcript(trace, |clock| run_stage4(clock, program))
 }
 
 /// Stage 5: `asyncio.run(main())`, as the example's `main` does.
@@ -95,5 +95,5 @@ pub fn stage5<F>(trace: bool, main: fn(stage5::EventLoop) -> F) -> String
 where
     F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
 {
-    stage1::transcript(trace, |clock| run_stage5(clock, main))
+    scaffold::transcript(trace, |clock| run_stage5(clock, main))
 }

@@ -5,7 +5,8 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use stage1::{Clock, TimerHeap, VirtualClock};
+use scaffold::{Clock, VirtualClock};
+use stage1::TimerHeap;
 
 /// Exercise 4.1: is a timer with this deadline due at `now`? The loop below asks.
 ///

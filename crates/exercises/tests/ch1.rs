@@ -6,7 +6,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use exercises::ch1::{Log, SeedQueue, call_at, chunked};
-use stage1::{Scheduler, VirtualClock};
+use scaffold::VirtualClock;
+use stage1::Scheduler;
 
 fn note(log: &Log, what: String) {
     log.borrow_mut().push(what);

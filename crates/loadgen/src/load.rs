@@ -102,10 +102,9 @@ impl Conn {
 }
 
 /// With `--server-pid`, how many connections may be ahead of the server's `accept`s.
-/// Servers listen with backlogs of 100 (asyncio's `create_server`), 128 (std's, mio's and
-/// tokio's `bind`) or 1024 (this project's echo servers); connecting faster
-/// than the server accepts overflows the backlog, and the kernel then drops the SYN, which
-/// the client only resends a second later: thousands of connections would take minutes.
+/// Backlogs are 100 (asyncio), 128 (std, mio, tokio) or 1024 (our servers); connecting faster
+/// than the server accepts overflows it, and the kernel then drops the SYN, which the client
+/// only resends a second later: thousands of connections would take minutes.
 const PACE: usize = 64;
 
 fn connect_all(config: &Config, poll: &Poll) -> io::Result<Vec<Conn>> {

@@ -19,7 +19,8 @@
 
 use std::time::Duration;
 
-use stage1::{Options, Scheduler, say};
+use scaffold::{Options, say};
+use stage1::Scheduler;
 
 // ANCHOR: countdown
 /// Print `Down n`, then come back in 4 s for `n - 1`.

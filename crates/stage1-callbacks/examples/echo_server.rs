@@ -30,8 +30,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use stage1::net::{self, EchoSetup, Reply};
-use stage1::{Scheduler, say, trace};
+use scaffold::net::{self, EchoSetup, Reply};
+use scaffold::{say, trace};
+use stage1::Scheduler;
 
 /// How often every socket is asked whether it has something for us.
 pub const POLL: Duration = Duration::from_millis(10);
@@ -56,7 +57,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
                         let connection = Connection::new(stream, reply);
                         s.call_soon(move |s| connection.poll(s));
                     }
-                    Err(error) => stage1::warn!("cannot serve {peer}: {error}"),
+                    Err(error) => scaffold::warn!("cannot serve {peer}: {error}"),
                 }
                 if stop.load(Ordering::Relaxed) {
                     return; // dropping the listener closes it
@@ -69,7 +70,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
             // connections are polled meanwhile, and may close and free descriptors.
             Err(error) if net::out_of_resources(&error) => {
                 let secs = net::ACCEPT_RETRY_DELAY.as_secs();
-                stage1::warn!("accept failed: {error}; accepting again in {secs} s");
+                scaffold::warn!("accept failed: {error}; accepting again in {secs} s");
                 s.call_later(net::ACCEPT_RETRY_DELAY, move |s| {
                     serve(s, listener, reply, stop)
                 });
@@ -77,7 +78,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
             }
             // Anything else (the client gave up first, say): report it, try at the next poll.
             Err(error) => {
-                stage1::warn!("accept failed: {error}");
+                scaffold::warn!("accept failed: {error}");
                 break;
             }
         }

@@ -18,7 +18,8 @@
 
 use std::time::Duration;
 
-use stage1::{AsyncQueue, Options, QueueClosed, Scheduler, say};
+use scaffold::{Options, say};
+use stage1::{AsyncQueue, QueueClosed, Scheduler};
 
 /// Put `0..count` into `q`, one a second, then close it.
 fn producer(s: &Scheduler, q: AsyncQueue<u32>, count: u32) {

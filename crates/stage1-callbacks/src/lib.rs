@@ -6,40 +6,33 @@
 //! `(deadline, sequence)`, and `run` drains the ready queue and sleeps until the next
 //! deadline. Producer and consumer talk through a queue whose `get` takes a callback.
 //!
-//! This stage also lays the ground every later stage stands on:
+//! This crate holds the lesson and nothing else:
 //!
 //! | module | concept | later stages |
 //! | --- | --- | --- |
-//! | [`clock`] | real and virtual time | every stage runs on it |
-//! | [`timer`] | the `(deadline, sequence)` heap | stage 2 puts tasks in it |
+//! | [`timer`] | the `(deadline, sequence)` heap | stage 2 puts tasks in it, stage 5 timer handles |
 //! | [`scheduler`] | ready queue, sleeping heap, `run` | stage 3 runs tasks on it |
 //! | [`queue`] | callback `AsyncQueue` | stage 2 makes it awaitable |
-//! | [`console`] | `say!`, `trace!`, `warn!`, transcripts | every example prints through it |
-//! | [`output`] | a writer thread, so that printing never blocks the loop | behind every `say!` |
-//! | [`event`](mod@event), [`emit`] | the scheduler's steps as data: `event!` | every stage reports through it |
-//! | [`record`], [`timeline`] | recording a run, drawing it as SVG (`--timeline`) | every stage's pictures |
-//! | [`cli`] | the flags of every example | every example parses them |
-//! | [`net`] | listening, replying | every echo server |
+//!
+//! What every stage shares and no chapter teaches lives one crate below, in [`scaffold`]:
+//! the clock the scheduler runs on (real or virtual; re-exported here, since
+//! `Scheduler::new` takes one), the output contract (`say!`,
+//! `--timestamps`, `--trace`), the scheduler's steps as events (`event!`) and their
+//! recording, the `--timeline` drawing, the examples' options and the echo servers'
+//! network helpers. The scheduler and the queue report their steps through it; the
+//! examples import from it directly.
 //!
 //! Nothing came before it; it has no scheduler traits to reuse.
 
-pub mod cli;
-pub mod clock;
-pub mod console;
-pub mod emit;
-pub mod event;
-pub mod net;
-pub mod output;
 pub mod queue;
-pub mod record;
 pub mod scheduler;
-pub mod timeline;
 pub mod timer;
 
-pub use cli::Options;
-pub use clock::{Clock, RealClock, VirtualClock};
-pub use console::{Transcript, transcript};
-pub use event::{Event, Id};
 pub use queue::{AsyncQueue, QueueClosed};
 pub use scheduler::{CallbackId, Schedule, Scheduler};
 pub use timer::{Timer, TimerHeap};
+
+// The clock a `Scheduler` is built on, named here so that a program using stage 1 finds it
+// beside the scheduler. Chapter 1 ("Time without waiting") teaches it; it lives in
+// `scaffold` because the examples' options and the output contract make and read clocks too.
+pub use scaffold::{Clock, RealClock, VirtualClock};

@@ -20,8 +20,9 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 
-use crate::event;
-use crate::event::{Event, Id};
+use scaffold::event;
+use scaffold::event::{Event, Id};
+
 use crate::scheduler::Scheduler;
 
 /// The queue was closed: no item will ever come (from `get`), or no more may be put.
@@ -185,7 +186,7 @@ fn wake(asked_by: Option<Id>, by: &'static str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::VirtualClock;
+    use scaffold::clock::VirtualClock;
 
     type Log = Rc<RefCell<Vec<String>>>;
 

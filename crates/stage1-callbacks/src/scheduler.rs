@@ -23,9 +23,10 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::clock::Clock;
-use crate::event;
-use crate::event::{Event, Id};
+use scaffold::clock::Clock;
+use scaffold::event;
+use scaffold::event::{Event, Id};
+
 use crate::timer::TimerHeap;
 
 /// A scheduled callback, with the number the trace knows it by. The seed's callbacks are
@@ -229,9 +230,9 @@ impl Scheduler {
 
     /// Report that callback `id` runs, and remember it as the one running.
     fn report_run(&self, id: CallbackId) {
-        if crate::emit::enabled() {
-            crate::emit::emit(self.queues());
-            crate::emit::emit(Event::Run { id: id.into() });
+        if scaffold::emit::enabled() {
+            scaffold::emit::emit(self.queues());
+            scaffold::emit::emit(Event::Run { id: id.into() });
         }
         self.inner.running.set(Some(id));
     }
@@ -275,7 +276,7 @@ impl fmt::Debug for Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::VirtualClock;
+    use scaffold::clock::VirtualClock;
 
     /// A scheduler on a virtual clock and a log the callbacks write into.
     fn setup() -> (Scheduler, Rc<RefCell<Vec<String>>>) {

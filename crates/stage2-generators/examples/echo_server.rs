@@ -43,7 +43,7 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
             Err(error) if net::out_of_resources(&error) => back_off(error).await,
             // The client gave up before we accepted it, say: report it, go on serving.
             Err(error) => {
-                stage1::warn!("accept failed: {error}");
+                scaffold::warn!("accept failed: {error}");
                 sleep(POLL).await;
             }
         }
@@ -55,7 +55,7 @@ pub async fn tcp_server(s: Scheduler, listener: TcpListener, reply: Reply, stop:
 /// sleep: only this task waits; the open connections are served meanwhile.
 async fn back_off(error: io::Error) {
     let secs = net::ACCEPT_RETRY_DELAY.as_secs();
-    stage1::warn!("accept failed: {error}; accepting again in {secs} s");
+    scaffold::warn!("accept failed: {error}; accepting again in {secs} s");
     sleep(net::ACCEPT_RETRY_DELAY).await;
 }
 

@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use stage1::{Event, Id, event, say};
+use scaffold::{Event, Id, event, say};
 
 /// What a generator did when resumed: paused at a `yield`, or ran to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn generators_yield_once_per_line() {
-        let text = stage1::transcript(false, |_| {
+        let text = scaffold::transcript(false, |_| {
             assert_eq!(drive(Countdown::new(3)), 3);
             assert_eq!(drive(Countup::new(2)), 2);
             assert_eq!(drive(Countdown::new(0)), 0);
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn round_robin_interleaves_and_drops_finished_tasks() {
-        let text = stage1::transcript(false, |_| {
+        let text = scaffold::transcript(false, |_| {
             let mut s = Scheduler::new();
             s.new_task(Countdown::new(2));
             s.new_task(Countup::new(3));

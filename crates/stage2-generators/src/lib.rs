@@ -15,9 +15,9 @@
 //! | [`queue`] | awaitable `AsyncQueue` (all waiters woken on close) | 4.2 |
 //! | [`io`] | `accept`/`recv`/`send` by polling | 6, without `select` |
 //!
-//! What it reuses from stage 1: the [`Clock`], the
-//! [`TimerHeap`](stage1::TimerHeap) (now holding tasks), [`QueueClosed`], and the output
-//! contract (`say!`, `trace!`, [`Options`]). What it adds for stage 3: the
+//! What it reuses from stage 1: the [`TimerHeap`](stage1::TimerHeap) (now holding tasks)
+//! and [`QueueClosed`]; from the `scaffold` crate beneath every stage, the [`Clock`] and the
+//! output contract (`say!`, `trace!`, [`Options`]). What it adds for stage 3: the
 //! [`Runtime`] trait, through which `sleep` and the queue talk to any scheduler.
 
 pub mod generator;
@@ -32,9 +32,9 @@ pub use runtime::{Runtime, Suspended, sleep};
 pub use scheduler::{Scheduler, TaskId};
 pub use switch::{Switch, switch};
 
-/// Stage 1's pieces that every stage-2 program uses, re-exported so an example needs one
+/// The scaffold's pieces that every stage-2 program uses, re-exported so an example needs one
 /// `use stage2::...`.
-pub use stage1::{
+pub use scaffold::{
     Clock, Event, Id, Options, RealClock, Transcript, VirtualClock, cli, console, event, net, say,
     timeline, trace, transcript,
 };

@@ -20,8 +20,8 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use scaffold::{Event, event};
 pub use stage1::QueueClosed;
-use stage1::{Event, event};
 
 use crate::runtime::{self, Suspended};
 use crate::switch::switch;
@@ -141,7 +141,7 @@ impl<T> AsyncQueue<T> {
 mod tests {
     use super::*;
     use crate::{Scheduler, sleep};
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::time::Duration;
 
     type Log = Rc<RefCell<Vec<String>>>;

@@ -31,7 +31,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use stage1::{Clock, Event, Id, TimerHeap, event};
+use scaffold::{Clock, Event, Id, event};
+use stage1::TimerHeap;
 
 use crate::runtime::{self, Runtime, Suspended};
 
@@ -242,7 +243,7 @@ impl fmt::Debug for Scheduler {
 mod tests {
     use super::*;
     use crate::{sleep, switch};
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     type Log = Rc<RefCell<Vec<String>>>;
 

@@ -9,21 +9,21 @@
 //! | --- | --- | --- |
 //! | [`task`] | `Task` (a callback that drives a coroutine), `current`, `new_task`, `sleep` as `call_later` | 5 |
 //!
-//! Everything else is reused, not copied: the scheduler, clock and output contract of stage
-//! 1; `switch`, `sleep`, the `Runtime` trait, the awaitable `AsyncQueue` and the polling
-//! socket operations of stage 2. `Task` implements stage 2's `Runtime`, which is all those
-//! need to work on this scheduler.
+//! Everything else is reused, not copied: the scheduler of stage 1; the clock and output
+//! contract of the `scaffold` crate beneath every stage; `switch`, `sleep`, the `Runtime`
+//! trait, the awaitable `AsyncQueue` and the polling socket operations of stage 2. `Task`
+//! implements stage 2's `Runtime`, which is all those need to work on this scheduler.
 
 pub mod task;
 
 pub use task::{NewTask, Task, TaskId};
 
-/// The callback scheduler of stage 1, unchanged.
-pub use stage1::Scheduler;
-/// Stage 1's clock and output contract.
-pub use stage1::{
+/// The scaffold's clock and output contract.
+pub use scaffold::{
     Clock, Event, Id, Options, RealClock, Transcript, VirtualClock, cli, console, event, net, say,
     timeline, trace, transcript,
 };
+/// The callback scheduler of stage 1, unchanged.
+pub use stage1::Scheduler;
 /// Stage 2's coroutine tools; on this scheduler, `sleep` is `call_later` of the current task.
 pub use stage2::{AsyncQueue, QueueClosed, io, sleep, switch};

@@ -25,7 +25,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use stage1::{Event, Schedule, event};
+use scaffold::{Event, event};
+use stage1::Schedule;
 use stage2::runtime::{self, Runtime, Suspended};
 use stage2::scheduler::Coroutine;
 
@@ -220,7 +221,8 @@ impl<S: Schedule> NewTask for S {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::{Scheduler, VirtualClock};
+    use scaffold::VirtualClock;
+    use stage1::Scheduler;
     use stage2::{AsyncQueue, sleep, switch};
 
     type Log = Rc<RefCell<Vec<String>>>;

@@ -51,7 +51,7 @@ pub async fn tcp_server<S: WaitIo>(
             }
             Err(error) if net::out_of_resources(&error) => back_off(error).await,
             // The client reset before we accepted it, say: that one client's loss.
-            Err(error) => stage1::warn!("accept failed: {error}"),
+            Err(error) => scaffold::warn!("accept failed: {error}"),
         }
     }
 }
@@ -87,7 +87,7 @@ async fn echo<S: WaitIo>(s: &S, sock: &mut TcpStream, reply: Reply) -> io::Resul
 /// allows, with a line each time. Say it once and sleep: only this task waits; the
 /// connections already open are served meanwhile, and may close and free descriptors.
 async fn back_off(error: io::Error) {
-    stage1::warn!(
+    scaffold::warn!(
         "accept failed: {error}; accepting again in {} s",
         net::ACCEPT_RETRY_DELAY.as_secs()
     );

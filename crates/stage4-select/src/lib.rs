@@ -12,9 +12,10 @@
 //! | [`scheduler`] | `Scheduler`: stage 1's queues + I/O waits; the loop with `select`; `run_once` | 6, `Scheduler.run` |
 //! | [`io`] | `WaitIo`: `read_wait`/`write_wait`, and on them `wait`, `accept`, `recv`, `send`, `sendall` | 6, `Scheduler.recv` … |
 //!
-//! Reused, not copied: stage 1's `Schedule` trait, `Callback`, `TimerHeap`, clock and output
-//! contract; stage 2's `switch`, `Runtime`, `AsyncQueue` and `sleep`; stage 3's `Task` and
-//! `new_task`, which run on this scheduler because it implements `Schedule`.
+//! Reused, not copied: stage 1's `Schedule` trait, `Callback` and `TimerHeap`; the clock and
+//! output contract of the `scaffold` crate beneath every stage; stage 2's `switch`,
+//! `Runtime`, `AsyncQueue` and `sleep`; stage 3's `Task` and `new_task`, which run on this
+//! scheduler because it implements `Schedule`.
 
 // The selector waits on raw file descriptors through mio's Unix API (epoll on Linux,
 // kqueue on macOS and the BSDs). Elsewhere, say so in one sentence instead of a page of
@@ -39,11 +40,13 @@ pub use scheduler::Scheduler;
 #[cfg(unix)]
 pub use selector::{Interest, MioSelector, Selector};
 
-/// Stage 1's clock, scheduling trait and output contract.
-pub use stage1::{
-    Clock, Event, Id, Options, RealClock, Schedule, Transcript, VirtualClock, cli, console, event,
-    net, say, timeline, trace, transcript,
+/// The scaffold's clock and output contract.
+pub use scaffold::{
+    Clock, Event, Id, Options, RealClock, Transcript, VirtualClock, cli, console, event, net, say,
+    timeline, trace, transcript,
 };
+/// Stage 1's scheduling trait.
+pub use stage1::Schedule;
 /// Stage 2's coroutine tools: on this scheduler `sleep` is `call_later` of the task.
 pub use stage2::{AsyncQueue, QueueClosed, sleep, switch};
 /// Stage 3's tasks, which run on this scheduler unchanged.

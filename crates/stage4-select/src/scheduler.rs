@@ -29,8 +29,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
 use std::time::Duration;
 
-use stage1::scheduler::Callback;
-use stage1::{CallbackId, Clock, Event, Schedule, TimerHeap, event};
+use scaffold::{Clock, Event, event};
+use stage1::{CallbackId, Schedule, TimerHeap, scheduler::Callback};
 
 use crate::selector::{Interest, MioSelector, Selector};
 
@@ -265,9 +265,9 @@ impl Scheduler {
 
     /// Report that callback `id` runs.
     fn report_run(&self, id: CallbackId) {
-        if stage1::emit::enabled() {
-            stage1::emit::emit(self.queues());
-            stage1::emit::emit(Event::Run { id: id.into() });
+        if scaffold::emit::enabled() {
+            scaffold::emit::emit(self.queues());
+            scaffold::emit::emit(Event::Run { id: id.into() });
         }
     }
 }
@@ -301,7 +301,7 @@ impl fmt::Debug for Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::io::Write;
     use std::net::{TcpListener, TcpStream};
 
@@ -337,7 +337,7 @@ mod tests {
         std::thread::spawn(move || {
             for clock in [
                 VirtualClock::new() as Rc<dyn Clock>,
-                stage1::RealClock::new(),
+                scaffold::RealClock::new(),
             ] {
                 let s = Scheduler::new(clock).unwrap();
                 s.run_once().unwrap();

@@ -61,7 +61,7 @@ fn main() {
     let clock = options.install();
     // asyncio.run(main())
     if let Err(error) = stage5::run(clock, |lp| program(lp.clone())) {
-        stage1::cli::exit_with_error(error);
+        scaffold::cli::exit_with_error(error);
     }
     options.finish(); // draws the --timeline picture, if one was asked for
 }

@@ -49,9 +49,9 @@ use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use scaffold::net::{EchoSetup, Reply, is_disconnect};
 use settings::Flags;
 pub use settings::Settings;
-use stage1::net::{EchoSetup, Reply, is_disconnect};
 use stage5::{Error, EventLoop, First, Server, Task, TimerHandle, first_of, say};
 
 /// How many bytes one `sock_recv` asks for.
@@ -123,7 +123,7 @@ fn echo_handler(
         if let Err(error) = echo(&lp, &sock, reply, &stop, &bytes).await
             && !is_disconnect(&error)
         {
-            stage1::trace!("connection error: {error}");
+            scaffold::trace!("connection error: {error}");
         }
         Ok(())
     }
@@ -198,7 +198,7 @@ pub fn serve_with(
     let slot: Rc<RefCell<Weak<EchoServer>>> = Rc::default();
     let me = slot.clone();
     let server = lp.start_serving(listener, BACKLOG, move |lp, sock, peer| {
-        stage1::trace!("accept {peer}");
+        scaffold::trace!("accept {peer}");
         if let Some(me) = me.borrow().upgrade() {
             me.accepted(lp, sock);
         }
@@ -285,7 +285,7 @@ fn main() {
     };
     let outcome = loops::run(setup.clock, setup.options, setup.listener, &config);
     if let Err(error) = outcome {
-        stage1::cli::exit_with_error(error);
+        scaffold::cli::exit_with_error(error);
     }
 }
 // ANCHOR_END: main

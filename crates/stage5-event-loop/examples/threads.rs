@@ -89,7 +89,7 @@ fn main() {
     let outcome = program(&lp);
     drop(lp); // the owner's drop closes the loop
     if let Err(error) = outcome {
-        stage1::cli::exit_with_error(error);
+        scaffold::cli::exit_with_error(error);
     }
     options.finish(); // draws the --timeline picture, if one was asked for
 }

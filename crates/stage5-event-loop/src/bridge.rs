@@ -109,7 +109,7 @@ impl EventLoop {
         });
         loop_event!(
             self,
-            stage1::Event::IoWait {
+            scaffold::Event::IoWait {
                 fd,
                 interest: interest.name(),
                 id: handle.trace_id()

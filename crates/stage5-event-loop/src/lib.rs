@@ -25,18 +25,19 @@
 //! | the loop's faces | [`io`]: readers, threads, signals, sockets, server | 7 |
 //! | the bridge | [`bridge`]: stages 1 to 4's traits on this loop | 5 |
 //!
-//! What it reuses: stage 1's `Schedule` trait, clock, console, options and `TimerHeap` (the
-//! loop's timer heap is stage 1's, tie-breaker included); stage 4's `Interest` and its
-//! `WaitIo` trait. The loop implements `Schedule` and `WaitIo` ([`bridge`]), so stage 3's
-//! `Task`, stage 2's `sleep` and `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on
-//! it unchanged; chapter 5 opens with that.
+//! What it reuses: stage 1's `Schedule` trait and `TimerHeap` (the loop's timer heap is
+//! stage 1's, tie-breaker included); stage 4's `Interest` and its `WaitIo` trait; the clock,
+//! console and options of the `scaffold` crate beneath every stage. The loop implements
+//! `Schedule` and `WaitIo` ([`bridge`]), so stage 3's `Task`, stage 2's `sleep` and
+//! `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on it unchanged; chapter 5 opens
+//! with that.
 
-/// Report a step of the loop as one of stage 1's events, for `--trace` (a line prefixed with
+/// Report a step of the loop as a scaffold event, for `--trace` (a line prefixed with
 /// the loop's iteration, `[n]`) and `--timeline` (a mark in the picture). The event is
 /// built only when one of them is on: otherwise a report costs one check.
 macro_rules! loop_event {
     ($lp:expr, $($event:expr),+) => {{
-        if ::stage1::emit::enabled() {
+        if ::scaffold::emit::enabled() {
             let lp: &$crate::event_loop::EventLoop = $lp;
             $(lp.report($event);)+
         }
@@ -46,7 +47,7 @@ macro_rules! loop_event {
 /// A trace line of the loop's own, which draws nothing: `loop_trace!(lp, "clean heap: ...")`.
 macro_rules! loop_trace {
     ($lp:expr, $($arg:tt)*) => {
-        loop_event!($lp, ::stage1::Event::Note(::std::format!($($arg)*)))
+        loop_event!($lp, ::scaffold::Event::Note(::std::format!($($arg)*)))
     };
 }
 
@@ -72,4 +73,4 @@ pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
 pub use stage4::Interest;
 
-pub use stage1::{Clock, Options, RealClock, VirtualClock, say, transcript};
+pub use scaffold::{Clock, Options, RealClock, VirtualClock, say, transcript};

@@ -9,7 +9,7 @@ mod echo_server;
 use std::net::SocketAddr;
 
 use loadgen::scenario::{self};
-use stage1::net::Reply;
+use scaffold::net::Reply;
 use stage5::{EventLoop, RealClock};
 
 /// Serve with `reply` while `clients` runs; the server's output and the connection count.
@@ -17,7 +17,7 @@ fn with_server(reply: Reply, clients: impl FnOnce(SocketAddr) -> usize) -> (Stri
     scenario::with_server(
         move |listener, stop| {
             let clock = RealClock::new();
-            let transcript = stage1::Transcript::capture(clock.clone(), false);
+            let transcript = scaffold::Transcript::capture(clock.clone(), false);
             let lp = EventLoop::with_clock(clock);
             let server = echo_server::serve(&lp, listener, reply, Some(stop)).unwrap();
             lp.run_forever().unwrap();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use loadgen::client;
 use loadgen::scenario::{self, closed_count};
-use stage1::net::Reply;
+use scaffold::net::Reply;
 use stage5::{EventLoop, RealClock};
 
 fn open_fds() -> usize {
@@ -46,7 +46,7 @@ fn ten_thousand_connect_close_cycles_leave_no_descriptor_behind() {
     let (text, opened) = scenario::with_server(
         |listener, stop| {
             let clock = RealClock::new();
-            let transcript = stage1::Transcript::capture(clock.clone(), false);
+            let transcript = scaffold::Transcript::capture(clock.clone(), false);
             let lp = EventLoop::with_clock(clock);
             let _server = echo_server::serve(&lp, listener, Reply::Plain, Some(stop)).unwrap();
             lp.run_forever().unwrap();

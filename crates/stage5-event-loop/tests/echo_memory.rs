@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use loadgen::client;
 use loadgen::scenario::{self, closed_count};
-use stage1::net::Reply;
+use scaffold::net::Reply;
 use stage5::{EventLoop, RealClock};
 
 /// This process's resident memory, in KiB (VmRSS in /proc/self/status).
@@ -30,7 +30,7 @@ fn a_client_that_sends_64_mib_and_never_reads_cannot_grow_the_server() {
     let (text, opened) = scenario::with_server(
         |listener, stop| {
             let clock = RealClock::new();
-            let transcript = stage1::Transcript::capture(clock.clone(), false);
+            let transcript = scaffold::Transcript::capture(clock.clone(), false);
             let lp = EventLoop::with_clock(clock);
             let _server = echo_server::serve(&lp, listener, Reply::Plain, Some(stop)).unwrap();
             lp.run_forever().unwrap();

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use loadgen::child::{ChildTest, Signal, complete_lines};
 use loadgen::client;
-use stage1::Options;
-use stage1::net::Reply;
+use scaffold::Options;
+use scaffold::net::Reply;
 
 use echo_server::Settings;
 use echo_server::loops::{self, Config};

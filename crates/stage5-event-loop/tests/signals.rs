@@ -98,11 +98,11 @@ fn a_replaced_handler_is_cancelled_and_the_new_one_runs() {
 #[test]
 fn sigterm_stops_the_echo_server_which_reports_its_clients() {
     let clock = RealClock::new();
-    let transcript = stage1::Transcript::capture(clock.clone(), false);
+    let transcript = scaffold::Transcript::capture(clock.clone(), false);
     let lp = EventLoop::with_clock(clock);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    let server = echo_server::serve(&lp, listener, stage1::net::Reply::Got, None).unwrap();
+    let server = echo_server::serve(&lp, listener, scaffold::net::Reply::Got, None).unwrap();
     for sig in [SIGINT, SIGTERM] {
         let server = server.clone();
         lp.add_signal_handler(sig, move |lp| server.shutdown(lp))

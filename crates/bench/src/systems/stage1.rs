@@ -8,7 +8,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use ::stage1::{AsyncQueue, RealClock, Scheduler};
+use ::scaffold::RealClock;
+use ::stage1::{AsyncQueue, Scheduler};
 
 use super::{System, Workload, callbacks, check, sum_below};
 use crate::measure::{Sample, measure};

@@ -161,8 +161,8 @@ fn w4(p: &Params) -> Sample {
 }
 
 /// How many connections the server accepts per readiness event: as many as the listening
-/// socket queues (`stage1::net::BACKLOG`, 1024, as tokio's and mio's listeners).
-const BACKLOG: usize = ::stage1::net::BACKLOG as usize;
+/// socket queues (`scaffold::net::BACKLOG`, 1024, as tokio's and mio's listeners).
+const BACKLOG: usize = ::scaffold::net::BACKLOG as usize;
 
 /// Echo one connection until the client leaves, reading at most 1 KiB at a time (tokio's
 /// echo reads into a 1 KiB buffer).
@@ -186,7 +186,7 @@ fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
     let lp = EventLoop::try_with_clock(RealClock::new())
         .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))?;
     // A port in use, an address not this machine's: said with the address and a hint.
-    let listener = ::stage1::net::listen(addr).map_err(io::Error::other)?;
+    let listener = ::scaffold::net::listen(addr).map_err(io::Error::other)?;
     eprintln!("listening on {}", listener.local_addr()?);
     let server = lp
         .start_serving(listener, BACKLOG, |lp, sock, _peer| {

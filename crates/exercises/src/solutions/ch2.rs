@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use stage1::say;
+use scaffold::say;
 use stage2::generator::{Generator, GeneratorState};
 use stage2::runtime::{self, Suspended};
 use stage2::switch;

@@ -4,7 +4,8 @@
 use std::io::{self, ErrorKind, Write};
 use std::time::Duration;
 
-use stage1::{Clock, TimerHeap, VirtualClock};
+use scaffold::{Clock, VirtualClock};
+use stage1::TimerHeap;
 
 /// Exercise 4.1: is a timer with this deadline due at `now`? The loop below asks.
 pub fn is_due(deadline: Duration, now: Duration) -> bool {

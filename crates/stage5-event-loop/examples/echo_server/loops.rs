@@ -19,8 +19,8 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::thread;
 
+use scaffold::{Clock, Options};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use stage1::{Clock, Options};
 use stage5::{Error, EventLoop, LoopHandle, say};
 
 use super::{EchoServer, Settings, Summary, producer_consumer, serve_with};
@@ -50,7 +50,7 @@ pub fn run(
     let addr = listener.local_addr()?;
     let mut others = Others(Vec::new());
     for i in 1..config.loops {
-        let listener = stage1::net::listen_reuse_port(addr).map_err(Error::custom)?;
+        let listener = scaffold::net::listen_reuse_port(addr).map_err(Error::custom)?;
         let settings = named(&config.settings, i, config.loops);
         // Only loop 0 records a `--timeline`: one file, one writer.
         let options = Options {

@@ -7,8 +7,8 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use stage1::cli::lexopt;
-use stage1::net::{ListenError, Reply};
+use scaffold::cli::lexopt;
+use scaffold::net::{ListenError, Reply};
 
 /// How long a shutdown waits for the open connections, unless `--grace` says otherwise.
 pub const DEFAULT_GRACE: f64 = 5.0;
@@ -44,8 +44,8 @@ impl Settings {
     /// child server, which sees `Settings` only, listens as `--loops` does.)
     pub fn listen(addr: SocketAddr, loops: usize) -> Result<TcpListener, ListenError> {
         match loops {
-            1 => stage1::net::listen(addr),
-            _ => stage1::net::listen_reuse_port(addr),
+            1 => scaffold::net::listen(addr),
+            _ => scaffold::net::listen_reuse_port(addr),
         }
     }
 }

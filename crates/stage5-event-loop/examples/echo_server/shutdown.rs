@@ -46,7 +46,7 @@ impl EchoServer {
             return;
         }
         if let Some(fd) = self.server.fd() {
-            stage1::trace!("shutdown: close the listener (fd {fd})");
+            scaffold::trace!("shutdown: close the listener (fd {fd})");
         }
         self.server.close(lp);
         for connection in self.connections.borrow().values() {
@@ -77,7 +77,7 @@ impl EchoServer {
             .collect();
         let (grace, n) = (self.settings.grace, open.len());
         let connections = if n == 1 { "connection" } else { "connections" };
-        stage1::warn!("shutdown: {n} {connections} still open after {grace} s: closed");
+        scaffold::warn!("shutdown: {n} {connections} still open after {grace} s: closed");
         for task in open {
             task.cancel();
         }
@@ -102,7 +102,7 @@ impl EchoServer {
             read,
             echoed,
         } = self.summary();
-        stage1::trace!("shutdown: {read} bytes read, {echoed} sent back");
+        scaffold::trace!("shutdown: {read} bytes read, {echoed} sent back");
         say!("{}clients served: {served}", self.settings.name);
         lp.stop();
     }

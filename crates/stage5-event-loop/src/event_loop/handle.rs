@@ -188,8 +188,8 @@ impl<L> Handle<L> {
     }
 
     /// The handle in the trace's id scheme: `c7`.
-    pub fn trace_id(&self) -> stage1::Id {
-        stage1::Id::Callback(self.inner.id.get())
+    pub fn trace_id(&self) -> scaffold::Id {
+        scaffold::Id::Callback(self.inner.id.get())
     }
 
     /// Run the callback (once, unless the handle repeats: later calls do nothing). The loop

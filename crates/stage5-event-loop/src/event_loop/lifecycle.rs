@@ -180,7 +180,7 @@ impl Drop for Running<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::cell::RefCell;
     use std::rc::Rc;
 

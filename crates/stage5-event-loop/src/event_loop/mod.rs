@@ -37,7 +37,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::Waker;
 
-use stage1::{Clock, RealClock};
+use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
 use crate::futures::registry::{Step, TaskRegistry};
@@ -225,12 +225,12 @@ impl EventLoop {
 
     /// Report `event` (see `loop_event!`): every line it prints is prefixed with this loop's
     /// iteration, whatever other loop on the thread reported last.
-    pub(crate) fn report(&self, event: stage1::Event) {
+    pub(crate) fn report(&self, event: scaffold::Event) {
         let n = self.inner.iteration.get();
-        if stage1::emit::iteration() != Some(n) {
-            stage1::emit::emit(stage1::Event::Iteration(n));
+        if scaffold::emit::iteration() != Some(n) {
+            scaffold::emit::emit(scaffold::Event::Iteration(n));
         }
-        stage1::emit::emit(event);
+        scaffold::emit::emit(event);
     }
 
     /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).

@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use crate::errors::{Error, catch};
-use stage1::Event;
+use scaffold::Event;
 
 use crate::event_loop::lifecycle::Running;
 use crate::event_loop::scheduling::clamped;
@@ -284,7 +284,7 @@ impl EventLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     #[test]
     fn an_idle_virtual_loop_does_not_hang() {

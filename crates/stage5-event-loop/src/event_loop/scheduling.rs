@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use stage1::Event;
+use scaffold::Event;
 
 use std::rc::Rc;
 
@@ -42,7 +42,7 @@ impl EventLoop {
         let id = self.next_handle_id();
         let handle = self.inner.steps.borrow_mut().handle(id, task);
         self.push_ready(handle);
-        let id = stage1::Id::Callback(id);
+        let id = scaffold::Id::Callback(id);
         loop_event!(self, Event::CallSoon { id }, self.queues());
         Ok(())
     }
@@ -114,7 +114,7 @@ pub(crate) fn clamped(secs: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     #[test]
     fn bad_delays_get_an_answer_and_nothing_overflows() {

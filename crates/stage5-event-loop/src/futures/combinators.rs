@@ -179,7 +179,7 @@ impl<F: FnMut()> Drop for Defer<F> {
 mod tests {
     use super::*;
     use crate::sleep;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     fn vloop() -> EventLoop {
         EventLoop::with_clock(VirtualClock::new())

@@ -23,7 +23,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use stage1::Id;
+use scaffold::Id;
 
 use crate::errors::Error;
 

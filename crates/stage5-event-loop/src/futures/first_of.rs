@@ -61,7 +61,7 @@ mod tests {
     use super::*;
     use crate::event_loop::EventLoop;
     use crate::futures::sleep::sleep;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::cell::Cell;
     use std::rc::Rc;
 

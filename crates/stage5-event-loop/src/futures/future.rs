@@ -451,7 +451,7 @@ impl EventLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     fn vloop() -> EventLoop {
         EventLoop::with_clock(VirtualClock::new())

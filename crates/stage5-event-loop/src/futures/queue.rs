@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 use crate::errors::{Error, QueueFull};
 use crate::event_loop::EventLoop;
-use stage1::Event;
+use scaffold::Event;
 
 use crate::futures::current::current_task;
 use crate::futures::future::Future;
@@ -253,7 +253,7 @@ impl<T> fmt::Debug for Queue<T> {
 mod tests {
     use super::*;
     use crate::sleep;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     fn vloop() -> EventLoop {
         EventLoop::with_clock(VirtualClock::new())

@@ -18,7 +18,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use stage1::Clock;
+use scaffold::Clock;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext};
@@ -113,7 +113,7 @@ impl EventLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::cell::RefCell;
 
     #[test]

@@ -101,7 +101,7 @@ impl Drop for Sleep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     #[test]
     fn sleep_ends_at_its_time_and_a_dropped_sleep_cancels_its_timer() {

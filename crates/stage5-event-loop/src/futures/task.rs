@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
-use stage1::{Event, Id};
+use scaffold::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
@@ -301,7 +301,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
     use std::cell::RefCell;
     use std::future::poll_fn;
 

@@ -95,8 +95,8 @@ pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
     }
     loop_event!(
         lp,
-        stage1::Event::Wake {
-            to: stage1::Id::Task(task.id()),
+        scaffold::Event::Wake {
+            to: scaffold::Id::Task(task.id()),
             by: ""
         }
     );

@@ -347,7 +347,7 @@ impl<L> IoTable<L> {
                 if let Some(known) = source.registered
                     && let Err(error) = confirm(selector, fd, known)
                 {
-                    stage1::trace!("check fd {fd}: {error}");
+                    scaffold::trace!("check fd {fd}: {error}");
                     source.registered = None;
                     for waiter in [&source.reader, &source.writer].into_iter().flatten() {
                         if let Waiter::Task(waker) = waiter {
@@ -494,7 +494,7 @@ impl<L> IoTable<L> {
         // does not count as an error; any other failure leaves a registration the table
         // no longer knows, whose events `process_events` ignores.
         if let Err(error) = selector.deregister(fd) {
-            stage1::trace!("deregister fd {fd}: {error}");
+            scaffold::trace!("deregister fd {fd}: {error}");
         }
         if let Some(source) = self.source_mut(fd) {
             *source = Source::default();
@@ -607,7 +607,7 @@ impl<L> IoTable<L> {
                 && let Err(error) = selector.deregister(fd as RawFd)
             {
                 // The selector itself is about to be dropped, which forgets everything.
-                stage1::trace!("close: deregister fd {fd}: {error}");
+                scaffold::trace!("close: deregister fd {fd}: {error}");
             }
             dropped.extend(source.reader.into_iter().chain(source.writer));
         }

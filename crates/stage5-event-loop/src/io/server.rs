@@ -117,7 +117,7 @@ impl Server {
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::ConnectionAborted => {}
                 // Out of descriptors or memory: pause (asyncio's `except OSError`).
-                Err(e) if stage1::net::out_of_resources(&e) => return self.pause(lp, e),
+                Err(e) if scaffold::net::out_of_resources(&e) => return self.pause(lp, e),
                 // Anything else: report it, and wait for the next readiness event.
                 Err(e) => {
                     lp.call_exception_handler(&ExceptionContext {
@@ -222,7 +222,7 @@ impl std::fmt::Debug for Server {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     #[test]
     fn a_server_that_cannot_watch_its_listener_again_stops_and_says_so() {

@@ -32,7 +32,7 @@ use std::task::{Context, Poll};
 use socket2::Socket;
 use stage4::Interest;
 
-use stage1::Event;
+use scaffold::Event;
 
 use crate::event_loop::EventLoop;
 use crate::futures::current::current_task;
@@ -78,7 +78,7 @@ where
                     }
                     // `loop_event!` by hand: the task's number is looked up only when
                     // someone listens.
-                    if stage1::emit::enabled()
+                    if scaffold::emit::enabled()
                         && let Some(id) = current_task()
                     {
                         let (fd, interest) = (this.fd, this.interest.name());
@@ -273,7 +273,7 @@ fn poll_once<F: std::future::Future>(f: Pin<&mut F>) -> Poll<F::Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stage1::VirtualClock;
+    use scaffold::VirtualClock;
 
     #[test]
     fn a_dropped_waiting_operation_removes_its_waiter_and_registration() {

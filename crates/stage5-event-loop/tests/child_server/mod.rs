@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use loadgen::child::{ChildTest, Finished, Running, Signal, complete_lines};
 use loadgen::stream::{self, End};
-use stage1::Options;
-use stage1::net::Reply;
+use scaffold::Options;
+use scaffold::net::Reply;
 
 use crate::echo_server::loops::{self, Config};
 use crate::echo_server::{Settings, Summary};

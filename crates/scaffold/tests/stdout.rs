@@ -10,9 +10,9 @@
 use std::time::Duration;
 
 use loadgen::child::ChildTest;
-use stage1::{Options, say};
+use scaffold::{Options, say};
 
-const CHILD: &str = "STAGE1_STDOUT_CHILD";
+const CHILD: &str = "SCAFFOLD_STDOUT_CHILD";
 
 /// More than a pipe holds (64 KiB), so the writer has to wait for the reader, and far less
 /// than the writer's buffer (1 MiB), so that no line is dropped however slow the reader.

@@ -13,7 +13,10 @@
 //! so two timers due at `0 + 4 s` and `3 s + 1 s` really are equal (the seed's floats are
 //! not always).
 //!
-//! Every later stage takes its clock from here.
+//! Every stage takes its clock from here. Chapter 1 teaches it, yet it lives in the
+//! scaffold, beneath stage 1, because the output contract needs it as well: `--virtual-time`
+//! picks the clock, every stamped line and recorded event reads it, and a transcript runs
+//! its program on a fresh virtual one.
 
 use std::cell::Cell;
 use std::rc::Rc;

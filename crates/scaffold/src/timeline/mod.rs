@@ -101,18 +101,37 @@ pub fn capture(program: impl FnOnce(Rc<dyn Clock>)) -> Records {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Scheduler;
+    use crate::event::{Event, Id};
     use std::time::Duration;
 
+    /// The steps stage 1's scheduler reports for a callback that says `tick` and schedules
+    /// one that says `tock` a second later, reported by hand: every scheduler stands on
+    /// this crate, so none can run here (`tests/timelines.rs` at the root draws real runs).
     #[test]
     fn a_recorded_run_becomes_a_picture_with_its_lanes() {
+        let s = Duration::from_secs;
+        let (c1, c2) = (Id::Callback(1), Id::Callback(2));
         let records = capture(|clock| {
-            let s = Scheduler::new(clock);
-            s.call_soon(|s| {
-                crate::say!("tick");
-                s.call_later(Duration::from_secs(1), |_| crate::say!("tock"));
+            crate::event!(Event::CallSoon { id: c1 });
+            crate::event!(Event::Run { id: c1 });
+            crate::say!("tick");
+            crate::event!(Event::CallLater {
+                id: c2,
+                delay: s(1),
+                due: s(1),
+                seq: 0
             });
-            s.run();
+            crate::event!(Event::WaitTimer {
+                until: s(1),
+                id: c2,
+                seq: 0
+            });
+            clock.sleep_until(s(1));
+            crate::event!(Event::Run { id: c2 });
+            crate::say!("tock");
+            crate::event!(Event::Done {
+                why: "nothing ready, nothing sleeping"
+            });
         });
         let svg = draw("stage 1 · test", &records);
         assert!(svg.contains(">c1</text>"), "{svg}");

@@ -24,8 +24,8 @@
 //! only while the writer makes progress, and lost lines are reported on standard error:
 //! `N lines of output dropped: standard output was not being read`. That happens in a
 //! thread-local's destructor, which Rust runs when a thread ends and, on Linux with glibc,
-//! when `main` returns or the process calls `exit` (stage 1's `tests/stdout.rs` checks the
-//! latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
+//! when `main` returns or the process calls `exit` (this crate's `tests/stdout.rs` checks
+//! the latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
 //!
 //! Why a thread-local and not a global: like the seed's `print`, every piece of the
 //! program can say something without being handed an output object, yet two tests running
