@@ -17,7 +17,7 @@ pub type Order = Vec<(u64, &'static str)>;
 /// What the exercises' callbacks write, in order.
 pub type Log = Rc<RefCell<Vec<String>>>;
 
-/// Exercise 5.1, predict the order: which callback of [`observed_order`]'s program runs
+/// Exercise 5.2, predict the order: which callback of [`observed_order`]'s program runs
 /// when? Read the program, write down your prediction here, then run the test.
 ///
 /// As shipped, the prediction is the intuitive one: a timer that is already due (a delay
@@ -70,7 +70,7 @@ fn must<T>(scheduled: Result<T, Error>) {
     scheduled.expect("an open loop and a delay that is a number");
 }
 
-/// Exercise 5.2, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
+/// Exercise 5.3, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
 /// tick i`), and complete the returned future after the last one. A timer that is due
 /// while the ticks go on must get its turn after at most one tick.
 ///
@@ -91,7 +91,7 @@ pub fn ticker(lp: &EventLoop, log: Log, n: u32) -> Result<Future<()>, Error> {
     Ok(done)
 }
 
-/// Exercise 5.3, call it off: a timeout for a request, which calls `on_timeout` after
+/// Exercise 5.1, call it off: a timeout for a request, which calls `on_timeout` after
 /// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
 /// almost all of them; the loop's heap must not keep the disarmed ones.
 ///

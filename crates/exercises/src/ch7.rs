@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 
 use stage5::{EventLoop, Future};
 
-/// Exercise 7.1, a writer that waits for room: send all of `data` on `sock` (non-blocking),
+/// Exercise 7.3, a writer that waits for room: send all of `data` on `sock` (non-blocking),
 /// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
 /// completes when every byte is in the socket's buffer, or with the error that stopped it.
 ///
@@ -33,7 +33,7 @@ pub fn sendall(lp: &EventLoop, sock: Rc<UnixStream>, data: Vec<u8>) -> Future<()
     done
 }
 
-/// Exercise 7.2, level-triggered: a reader on a socket holding `sent` unread bytes reads at
+/// Exercise 7.1, level-triggered: a reader on a socket holding `sent` unread bytes reads at
 /// most `per_call` of them each time the loop calls it (`per_call` 0: it reads nothing).
 /// Nothing more arrives. How many times is it called in `iterations` iterations of the
 /// loop? Write the rule as a formula; the test asks the loop.
@@ -45,7 +45,7 @@ pub fn predicted_calls(sent: usize, per_call: usize, iterations: usize) -> usize
     usize::from(sent > 0).min(iterations)
 }
 
-/// Exercise 7.3, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
+/// Exercise 7.2, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
 /// which may move to another thread, and a [`Receiver`], which a task on the loop awaits.
 /// The receiver gives the value once it is sent, or `None` if the sender was dropped
 /// without sending.

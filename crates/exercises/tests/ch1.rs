@@ -25,8 +25,8 @@ fn ex1_1_a_due_timer_runs_between_chunks() {
 }
 
 #[test]
-#[ignore = "exercise 1.2: pop when promised"]
-fn ex1_2_two_consumers_one_item() {
+#[ignore = "exercise 1.3: pop when promised"]
+fn ex1_3_two_consumers_one_item() {
     let s = Scheduler::new(VirtualClock::new());
     let q = Rc::new(SeedQueue::default());
     let log: Log = Rc::default();
@@ -47,8 +47,8 @@ fn ex1_2_two_consumers_one_item() {
 }
 
 #[test]
-#[ignore = "exercise 1.3: call_at"]
-fn ex1_3_call_at_is_a_time_not_a_delay() {
+#[ignore = "exercise 1.2: call_at"]
+fn ex1_2_call_at_is_a_time_not_a_delay() {
     let s = Scheduler::new(VirtualClock::new());
     let log: Log = Rc::new(RefCell::new(Vec::new()));
     let l = log.clone();

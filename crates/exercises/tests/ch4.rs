@@ -7,8 +7,8 @@ use std::time::Duration;
 use exercises::ch4::{run_timers, select_timeout, sendall};
 
 #[test]
-#[ignore = "exercise 4.1: due at the deadline"]
-fn ex4_1_a_timer_due_exactly_now_runs_and_the_loop_does_not_spin() {
+#[ignore = "exercise 4.2: due at the deadline"]
+fn ex4_2_a_timer_due_exactly_now_runs_and_the_loop_does_not_spin() {
     let s = Duration::from_secs;
     // Bounded by turns, not by time: a loop that spins is stopped after 100 turns.
     let fired = run_timers(&[s(1), s(2), s(2)], 100);
@@ -44,8 +44,8 @@ impl Write for Trickle {
 }
 
 #[test]
-#[ignore = "exercise 4.2: sendall"]
-fn ex4_2_sendall_writes_every_byte_or_says_why_not() {
+#[ignore = "exercise 4.3: sendall"]
+fn ex4_3_sendall_writes_every_byte_or_says_why_not() {
     let mut out = Trickle {
         taken: Vec::new(),
         calls: 0,
@@ -63,8 +63,8 @@ fn ex4_2_sendall_writes_every_byte_or_says_why_not() {
 }
 
 #[test]
-#[ignore = "exercise 4.3: the select timeout"]
-fn ex4_3_how_long_select_may_block() {
+#[ignore = "exercise 4.1: the select timeout"]
+fn ex4_1_how_long_select_may_block() {
     let s = Duration::from_secs;
     assert_eq!(
         select_timeout(None, s(3), false),

@@ -12,8 +12,8 @@ fn vloop() -> EventLoop {
 }
 
 #[test]
-#[ignore = "exercise 5.1: predict the order"]
-fn ex5_1_the_predicted_order_is_the_loops() {
+#[ignore = "exercise 5.2: predict the order"]
+fn ex5_2_the_predicted_order_is_the_loops() {
     assert_eq!(
         predicted_order(),
         observed_order().unwrap(),
@@ -22,8 +22,8 @@ fn ex5_1_the_predicted_order_is_the_loops() {
 }
 
 #[test]
-#[ignore = "exercise 5.2: one tick per turn"]
-fn ex5_2_a_due_timer_runs_after_one_tick() {
+#[ignore = "exercise 5.3: one tick per turn"]
+fn ex5_3_a_due_timer_runs_after_one_tick() {
     let lp = vloop();
     let log: Log = Rc::default();
     let l = log.clone();
@@ -47,8 +47,8 @@ fn ex5_2_a_due_timer_runs_after_one_tick() {
 }
 
 #[test]
-#[ignore = "exercise 5.3: call it off"]
-fn ex5_3_disarmed_timeouts_leave_the_heap() {
+#[ignore = "exercise 5.1: call it off"]
+fn ex5_1_disarmed_timeouts_leave_the_heap() {
     let lp = vloop();
     let fired = Rc::new(Cell::new(0));
     // One request that never finishes: its timeout must fire.

@@ -26,8 +26,8 @@ fn pair() -> (UnixStream, UnixStream) {
 }
 
 #[test]
-#[ignore = "exercise 7.1: a writer that waits for room"]
-fn ex7_1_sendall_waits_for_room_and_removes_its_writer() {
+#[ignore = "exercise 7.3: a writer that waits for room"]
+fn ex7_3_sendall_waits_for_room_and_removes_its_writer() {
     let lp = vloop();
     let (a, b) = pair();
     let fd = a.as_raw_fd();
@@ -103,8 +103,8 @@ fn observed_calls(sent: usize, per_call: usize, iterations: usize) -> usize {
 }
 
 #[test]
-#[ignore = "exercise 7.2: level-triggered"]
-fn ex7_2_the_predicted_calls_are_the_loops() {
+#[ignore = "exercise 7.1: level-triggered"]
+fn ex7_1_the_predicted_calls_are_the_loops() {
     let cases = [
         (10, 1, 12),
         (10, 1, 5),
@@ -131,8 +131,8 @@ fn ex7_2_the_predicted_calls_are_the_loops() {
 }
 
 #[test]
-#[ignore = "exercise 7.3: a one-shot channel from another thread"]
-fn ex7_3_a_value_from_another_thread_wakes_the_waiting_task() {
+#[ignore = "exercise 7.2: a one-shot channel from another thread"]
+fn ex7_2_a_value_from_another_thread_wakes_the_waiting_task() {
     let lp = vloop();
     let (tx, rx) = oneshot();
     let task = lp.create_task(async move { Ok(rx.await) }).unwrap();

@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Waker};
 
 use stage5::{EventLoop, Future};
 
-/// Exercise 7.1, a writer that waits for room: send all of `data` on `sock` (non-blocking),
+/// Exercise 7.3, a writer that waits for room: send all of `data` on `sock` (non-blocking),
 /// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
 /// completes when every byte is in the socket's buffer, or with the error that stopped it.
 ///
@@ -74,7 +74,7 @@ fn finish(done: &Future<()>, outcome: io::Result<bool>) {
     debug_assert!(set.is_ok(), "only the sending completes it, once");
 }
 
-/// Exercise 7.2, level-triggered: a reader on a socket holding `sent` unread bytes reads at
+/// Exercise 7.1, level-triggered: a reader on a socket holding `sent` unread bytes reads at
 /// most `per_call` of them each time the loop calls it (`per_call` 0: it reads nothing).
 /// Nothing more arrives. How many times is it called in `iterations` iterations of the
 /// loop? Write the rule as a formula; the test asks the loop.
@@ -92,7 +92,7 @@ pub fn predicted_calls(sent: usize, per_call: usize, iterations: usize) -> usize
     }
 }
 
-/// Exercise 7.3, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
+/// Exercise 7.2, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
 /// which may move to another thread, and a [`Receiver`], which a task on the loop awaits.
 /// The receiver gives the value once it is sent, or `None` if the sender was dropped
 /// without sending.
