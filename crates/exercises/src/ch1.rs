@@ -28,6 +28,18 @@ pub fn chunked(s: &Scheduler, log: Log, n: u32) {
     s.call_soon(move |s| chunk(s, log, 0, n));
 }
 
+/// Exercise 1.2: run `callback` at the absolute time `when` on the scheduler's clock (at
+/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
+///
+/// As shipped, `when` is taken for a delay.
+pub fn call_at(
+    s: &Scheduler,
+    when: Duration,
+    callback: impl FnOnce(&Scheduler) + 'static,
+) -> CallbackId {
+    s.call_later(when, callback)
+}
+
 /// Exercise 1.3: the seed's callback queue, whose `get` must pop the item when it is
 /// promised, not later.
 pub struct SeedQueue<T> {
@@ -74,16 +86,4 @@ impl<T: 'static> SeedQueue<T> {
             });
         }
     }
-}
-
-/// Exercise 1.2: run `callback` at the absolute time `when` on the scheduler's clock (at
-/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
-///
-/// As shipped, `when` is taken for a delay.
-pub fn call_at(
-    s: &Scheduler,
-    when: Duration,
-    callback: impl FnOnce(&Scheduler) + 'static,
-) -> CallbackId {
-    s.call_later(when, callback)
 }

@@ -7,6 +7,19 @@ use std::time::Duration;
 
 use stage1::{Clock, TimerHeap, VirtualClock};
 
+/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
+/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
+/// next deadline, or not at all if it has passed.
+pub fn select_timeout(
+    next_deadline: Option<Duration>,
+    now: Duration,
+    virtual_clock: bool,
+) -> Option<Duration> {
+    // As shipped: ignores the virtual clock, and panics on a deadline that has passed.
+    let _ = virtual_clock; // the stub ignores it: that is the exercise
+    next_deadline.map(|deadline| deadline - now)
+}
+
 /// Exercise 4.2: is a timer with this deadline due at `now`? The loop below asks.
 ///
 /// As shipped, this is the seed's test, `now > deadline`.
@@ -53,17 +66,4 @@ pub fn run_timers(deadlines: &[Duration], max_turns: usize) -> Result<Vec<Durati
 /// As shipped, this is the seed's `send`: one `write`, whatever it took.
 pub fn sendall(out: &mut impl Write, data: &[u8]) -> io::Result<()> {
     out.write(data).map(drop) // the count is the lost information
-}
-
-/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
-/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
-/// next deadline, or not at all if it has passed.
-pub fn select_timeout(
-    next_deadline: Option<Duration>,
-    now: Duration,
-    virtual_clock: bool,
-) -> Option<Duration> {
-    // As shipped: ignores the virtual clock, and panics on a deadline that has passed.
-    let _ = virtual_clock; // the stub ignores it: that is the exercise
-    next_deadline.map(|deadline| deadline - now)
 }

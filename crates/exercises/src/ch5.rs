@@ -17,6 +17,41 @@ pub type Order = Vec<(u64, &'static str)>;
 /// What the exercises' callbacks write, in order.
 pub type Log = Rc<RefCell<Vec<String>>>;
 
+/// Exercise 5.1, call it off: a timeout for a request, which calls `on_timeout` after
+/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
+/// almost all of them; the loop's heap must not keep the disarmed ones.
+///
+/// As shipped, disarming sets a flag that the timer's callback checks when it fires: the
+/// callback does nothing, but the timer stays in the heap until its deadline. Keep what
+/// `call_later` returns instead.
+pub struct Timeout {
+    disarmed: Rc<Cell<bool>>,
+}
+
+impl Timeout {
+    /// Call `on_timeout` after `delay` seconds, unless disarmed.
+    pub fn arm(
+        lp: &EventLoop,
+        delay: f64,
+        on_timeout: impl FnOnce(&EventLoop) + 'static,
+    ) -> Result<Timeout, Error> {
+        let disarmed = Rc::new(Cell::new(false));
+        let flag = disarmed.clone();
+        // The timer handle is dropped: the flag is all this stub keeps (the exercise).
+        lp.call_later(delay, move |lp| {
+            if !flag.get() {
+                on_timeout(lp);
+            }
+        })?;
+        Ok(Timeout { disarmed })
+    }
+
+    /// The request finished in time: `on_timeout` must never run.
+    pub fn disarm(self) {
+        self.disarmed.set(true);
+    }
+}
+
 /// Exercise 5.2, predict the order: which callback of [`observed_order`]'s program runs
 /// when? Read the program, write down your prediction here, then run the test.
 ///
@@ -89,39 +124,4 @@ pub fn ticker(lp: &EventLoop, log: Log, n: u32) -> Result<Future<()>, Error> {
         finished.set_result_unless_done(()); // false only if already done: it is not
     })?;
     Ok(done)
-}
-
-/// Exercise 5.1, call it off: a timeout for a request, which calls `on_timeout` after
-/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
-/// almost all of them; the loop's heap must not keep the disarmed ones.
-///
-/// As shipped, disarming sets a flag that the timer's callback checks when it fires: the
-/// callback does nothing, but the timer stays in the heap until its deadline. Keep what
-/// `call_later` returns instead.
-pub struct Timeout {
-    disarmed: Rc<Cell<bool>>,
-}
-
-impl Timeout {
-    /// Call `on_timeout` after `delay` seconds, unless disarmed.
-    pub fn arm(
-        lp: &EventLoop,
-        delay: f64,
-        on_timeout: impl FnOnce(&EventLoop) + 'static,
-    ) -> Result<Timeout, Error> {
-        let disarmed = Rc::new(Cell::new(false));
-        let flag = disarmed.clone();
-        // The timer handle is dropped: the flag is all this stub keeps (the exercise).
-        lp.call_later(delay, move |lp| {
-            if !flag.get() {
-                on_timeout(lp);
-            }
-        })?;
-        Ok(Timeout { disarmed })
-    }
-
-    /// The request finished in time: `on_timeout` must never run.
-    pub fn disarm(self) {
-        self.disarmed.set(true);
-    }
 }

@@ -15,24 +15,6 @@ use std::task::{Context, Poll};
 
 use stage5::{EventLoop, Future};
 
-/// Exercise 7.3, a writer that waits for room: send all of `data` on `sock` (non-blocking),
-/// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
-/// completes when every byte is in the socket's buffer, or with the error that stopped it.
-///
-/// As shipped, this is the blocking habit: one `write_all`. On a non-blocking socket whose
-/// buffer fills, it fails with `WouldBlock`, which is no error: it means "wait for room".
-/// Write what fits now; if that is not all, add a writer that writes more each time the
-/// loop calls it, and that removes itself when it is done or fails.
-pub fn sendall(lp: &EventLoop, sock: Rc<UnixStream>, data: Vec<u8>) -> Future<()> {
-    let done = lp.create_future();
-    let set = match (&*sock).write_all(&data) {
-        Ok(()) => done.set_result(()),
-        Err(error) => done.set_exception(error.into()),
-    };
-    debug_assert!(set.is_ok(), "a new future is pending");
-    done
-}
-
 /// Exercise 7.1, level-triggered: a reader on a socket holding `sent` unread bytes reads at
 /// most `per_call` of them each time the loop calls it (`per_call` 0: it reads nothing).
 /// Nothing more arrives. How many times is it called in `iterations` iterations of the
@@ -115,4 +97,22 @@ impl<T> std::future::Future for Receiver<T> {
         }
         Poll::Pending
     }
+}
+
+/// Exercise 7.3, a writer that waits for room: send all of `data` on `sock` (non-blocking),
+/// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
+/// completes when every byte is in the socket's buffer, or with the error that stopped it.
+///
+/// As shipped, this is the blocking habit: one `write_all`. On a non-blocking socket whose
+/// buffer fills, it fails with `WouldBlock`, which is no error: it means "wait for room".
+/// Write what fits now; if that is not all, add a writer that writes more each time the
+/// loop calls it, and that removes itself when it is done or fails.
+pub fn sendall(lp: &EventLoop, sock: Rc<UnixStream>, data: Vec<u8>) -> Future<()> {
+    let done = lp.create_future();
+    let set = match (&*sock).write_all(&data) {
+        Ok(()) => done.set_result(()),
+        Err(error) => done.set_exception(error.into()),
+    };
+    debug_assert!(set.is_ok(), "a new future is pending");
+    done
 }

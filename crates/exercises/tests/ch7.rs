@@ -25,54 +25,6 @@ fn pair() -> (UnixStream, UnixStream) {
     (a, b)
 }
 
-#[test]
-#[ignore = "exercise 7.3: a writer that waits for room"]
-fn ex7_3_sendall_waits_for_room_and_removes_its_writer() {
-    let lp = vloop();
-    let (a, b) = pair();
-    let fd = a.as_raw_fd();
-    let a = Rc::new(a);
-    // Far more than a socket's buffer holds.
-    let data: Vec<u8> = (0..4 << 20).map(|i: u32| (i % 251) as u8).collect();
-    let received = Rc::new(RefCell::new(Vec::new()));
-    let r = received.clone();
-    lp.add_reader(b.as_raw_fd(), move |_| {
-        let mut buf = [0u8; 64 << 10];
-        match (&b).read(&mut buf) {
-            Ok(n) => r.borrow_mut().extend_from_slice(&buf[..n]),
-            // Woken, but someone else read first: nothing to do until the next time.
-            Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-            Err(error) => panic!("reading the other end: {error}"),
-        }
-    })
-    .unwrap();
-    let done = sendall(&lp, a.clone(), data.clone());
-    let sent = lp.run_until_complete(&done);
-    assert!(sent.is_ok(), "every byte is sent: {sent:?}");
-    assert!(!lp.has_writer(fd), "the writer is gone once it is done");
-    // The reader takes what is still in the buffer: a few iterations, bounded.
-    for _ in 0..1000 {
-        if received.borrow().len() == data.len() {
-            break;
-        }
-        lp.run_once().unwrap();
-    }
-    assert!(*received.borrow() == data, "the bytes arrive, in order");
-
-    // A small message fits at once: no writer at all.
-    let done = sendall(&lp, a.clone(), b"hello".to_vec());
-    assert!(done.done() && !lp.has_writer(fd));
-    // A peer that is gone: the error, and no writer left behind.
-    let (a, b) = pair();
-    drop(b);
-    let done = sendall(&lp, Rc::new(a), vec![1; 10]);
-    let failed = lp.run_until_complete(&done).unwrap_err();
-    assert!(
-        matches!(&failed, Error::Io(error) if error.kind() == ErrorKind::BrokenPipe),
-        "{failed:?}"
-    );
-}
-
 /// How many times a reader that reads at most `per_call` bytes per call is called in
 /// `iterations` iterations, with `sent` bytes waiting and nothing more coming.
 fn observed_calls(sent: usize, per_call: usize, iterations: usize) -> usize {
@@ -156,4 +108,52 @@ fn ex7_2_a_value_from_another_thread_wakes_the_waiting_task() {
     thread::spawn(move || drop(tx)).join().unwrap();
     let got = lp.run_until_complete(&task);
     assert!(matches!(got, Ok(None)), "{got:?}");
+}
+
+#[test]
+#[ignore = "exercise 7.3: a writer that waits for room"]
+fn ex7_3_sendall_waits_for_room_and_removes_its_writer() {
+    let lp = vloop();
+    let (a, b) = pair();
+    let fd = a.as_raw_fd();
+    let a = Rc::new(a);
+    // Far more than a socket's buffer holds.
+    let data: Vec<u8> = (0..4 << 20).map(|i: u32| (i % 251) as u8).collect();
+    let received = Rc::new(RefCell::new(Vec::new()));
+    let r = received.clone();
+    lp.add_reader(b.as_raw_fd(), move |_| {
+        let mut buf = [0u8; 64 << 10];
+        match (&b).read(&mut buf) {
+            Ok(n) => r.borrow_mut().extend_from_slice(&buf[..n]),
+            // Woken, but someone else read first: nothing to do until the next time.
+            Err(error) if error.kind() == ErrorKind::WouldBlock => {}
+            Err(error) => panic!("reading the other end: {error}"),
+        }
+    })
+    .unwrap();
+    let done = sendall(&lp, a.clone(), data.clone());
+    let sent = lp.run_until_complete(&done);
+    assert!(sent.is_ok(), "every byte is sent: {sent:?}");
+    assert!(!lp.has_writer(fd), "the writer is gone once it is done");
+    // The reader takes what is still in the buffer: a few iterations, bounded.
+    for _ in 0..1000 {
+        if received.borrow().len() == data.len() {
+            break;
+        }
+        lp.run_once().unwrap();
+    }
+    assert!(*received.borrow() == data, "the bytes arrive, in order");
+
+    // A small message fits at once: no writer at all.
+    let done = sendall(&lp, a.clone(), b"hello".to_vec());
+    assert!(done.done() && !lp.has_writer(fd));
+    // A peer that is gone: the error, and no writer left behind.
+    let (a, b) = pair();
+    drop(b);
+    let done = sendall(&lp, Rc::new(a), vec![1; 10]);
+    let failed = lp.run_until_complete(&done).unwrap_err();
+    assert!(
+        matches!(&failed, Error::Io(error) if error.kind() == ErrorKind::BrokenPipe),
+        "{failed:?}"
+    );
 }

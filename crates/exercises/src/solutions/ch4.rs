@@ -6,6 +6,21 @@ use std::time::Duration;
 
 use stage1::{Clock, TimerHeap, VirtualClock};
 
+/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
+/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
+/// next deadline, or not at all if it has passed.
+pub fn select_timeout(
+    next_deadline: Option<Duration>,
+    now: Duration,
+    virtual_clock: bool,
+) -> Option<Duration> {
+    match next_deadline {
+        None => None,
+        Some(_) if virtual_clock => Some(Duration::ZERO),
+        Some(deadline) => Some(deadline.saturating_sub(now)),
+    }
+}
+
 /// Exercise 4.2: is a timer with this deadline due at `now`? The loop below asks.
 pub fn is_due(deadline: Duration, now: Duration) -> bool {
     deadline <= now
@@ -57,19 +72,4 @@ pub fn sendall(out: &mut impl Write, mut data: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
-/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
-/// next deadline, or not at all if it has passed.
-pub fn select_timeout(
-    next_deadline: Option<Duration>,
-    now: Duration,
-    virtual_clock: bool,
-) -> Option<Duration> {
-    match next_deadline {
-        None => None,
-        Some(_) if virtual_clock => Some(Duration::ZERO),
-        Some(deadline) => Some(deadline.saturating_sub(now)),
-    }
 }
