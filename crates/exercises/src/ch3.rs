@@ -61,7 +61,7 @@ impl<T> Receiver<T> {
     ///
     /// As shipped, it does not wait at all: it takes whatever is there now. Make it wait
     /// the way stage 2's queue does (`runtime::suspend`, then `switch().await`), and make
-    /// `send` wake it.
+    /// `send` wake it. A `Sender` dropped without sending must wake it too, to `None`.
     pub async fn recv(self) -> Option<T> {
         self.slot.borrow_mut().value.take()
     }
