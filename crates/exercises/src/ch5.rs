@@ -53,7 +53,9 @@ impl Timeout {
 }
 
 /// Exercise 5.2, predict the order: which callback of [`observed_order`]'s program runs
-/// when? Read the program, write down your prediction here, then run the test.
+/// when? Read the program, write down your prediction here, then run the test. If it is
+/// wrong, the test names the first line that is, and what the loop ran there (not the
+/// whole answer): correct that line, think again about the rest, run it again.
 ///
 /// As shipped, the prediction is the intuitive one: a timer that is already due (a delay
 /// of zero, or a time in the past) runs before what `call_soon` queued, in the same

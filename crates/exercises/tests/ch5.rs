@@ -49,10 +49,83 @@ fn ex5_1_disarmed_timeouts_leave_the_heap() {
 #[test]
 #[ignore = "exercise 5.2: predict the order"]
 fn ex5_2_the_predicted_order_is_the_loops() {
+    if let Some(wrong) = first_wrong_line(&predicted_order(), &observed_order().unwrap()) {
+        panic!("{wrong}");
+    }
+}
+
+/// Where a prediction first differs from what the loop did: which line, what was predicted
+/// there and what the loop ran there. Not the loop's whole answer, which could be copied
+/// without reading step 4: the lines after the first wrong one are still to be found.
+fn first_wrong_line(predicted: &[(u64, &str)], observed: &[(u64, &str)]) -> Option<String> {
+    let right = predicted
+        .iter()
+        .zip(observed)
+        .take_while(|(p, o)| p == o)
+        .count();
+    let line = right + 1;
+    let before = match right {
+        0 => String::new(),
+        1 => " (the line before it is right)".to_owned(),
+        n => format!(" (the {n} lines before it are right)"),
+    };
+    let ran = |(iteration, label): &(u64, &str)| format!("{label:?} in iteration {iteration}");
+    match (predicted.get(right), observed.get(right)) {
+        (None, None) => None,
+        (Some(p), Some(o)) => Some(format!(
+            "line {line} of your prediction is wrong{before}: you predicted {}, \
+             the loop ran {} there",
+            ran(p),
+            ran(o)
+        )),
+        (Some(p), None) => Some(format!(
+            "your prediction is longer than what the loop ran: its line {line}, {}, \
+             never ran{before}",
+            ran(p)
+        )),
+        (None, Some(o)) => Some(format!(
+            "your prediction stops after {right} lines; the loop ran more, and line {line} \
+             is {}",
+            ran(o)
+        )),
+    }
+}
+
+#[test]
+fn first_wrong_line_names_one_line_not_the_whole_answer() {
+    let loop_ran = [(1, "a"), (2, "b"), (2, "c"), (3, "d")];
+    assert_eq!(first_wrong_line(&loop_ran, &loop_ran), None);
     assert_eq!(
-        predicted_order(),
-        observed_order().unwrap(),
-        "your prediction (left) against what the loop did (right)"
+        first_wrong_line(&[(1, "a"), (2, "c"), (2, "b"), (3, "d")], &loop_ran).as_deref(),
+        Some(
+            "line 2 of your prediction is wrong (the line before it is right): you predicted \
+             \"c\" in iteration 2, the loop ran \"b\" in iteration 2 there"
+        )
+    );
+    assert_eq!(
+        first_wrong_line(&[(2, "a")], &loop_ran).as_deref(),
+        Some(
+            "line 1 of your prediction is wrong: you predicted \"a\" in iteration 2, the loop \
+             ran \"a\" in iteration 1 there"
+        )
+    );
+    assert_eq!(
+        first_wrong_line(&loop_ran[..2], &loop_ran).as_deref(),
+        Some(
+            "your prediction stops after 2 lines; the loop ran more, and line 3 is \"c\" in \
+             iteration 2"
+        )
+    );
+    assert_eq!(
+        first_wrong_line(
+            &[(1, "a"), (2, "b"), (2, "c"), (3, "d"), (3, "e")],
+            &loop_ran
+        )
+        .as_deref(),
+        Some(
+            "your prediction is longer than what the loop ran: its line 5, \"e\" in \
+             iteration 3, never ran (the 4 lines before it are right)"
+        )
     );
 }
 
