@@ -27,6 +27,8 @@
 //! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
 //! counts (never by a clock), and a "Try it" box in chapter N.
 
+pub mod catalog;
+
 #[cfg(not(feature = "solutions"))]
 pub mod ch1;
 #[cfg(feature = "solutions")]
