@@ -1,6 +1,6 @@
 //! Chapter 1's exercises (book chapter 1; seed 003, sections 2 and 3). Each item below is
 //! a stub that compiles and does the wrong thing; `tests/ch1.rs` says what the right thing
-//! is. Run one with `cargo test -p exercises --test ch1 -- --ignored ex1_1`.
+//! is. Run one with `cargo run -p exercises -- run 1.1`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

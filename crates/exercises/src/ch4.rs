@@ -1,6 +1,6 @@
 //! Chapter 4's exercises (book chapter 4; seed 003, section 6). Each item below is a stub
 //! that compiles and does the wrong thing; `tests/ch4.rs` says what the right thing is.
-//! Run one with `cargo test -p exercises --test ch4 -- --ignored ex4_1`.
+//! Run one with `cargo run -p exercises -- run 4.1`.
 
 use std::io::{self, Write};
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! every `#[ignore = "exercise N.M: ..."]` test is a row and every row's test is there;
 //! every file and item a row names exists, in the stub and in the solution; every section
 //! is a heading of its chapter and holds the exercise's box; and every box in the chapters
-//! (`> **Try it: N.M, title.**`, or `Build it`) is a row, numbered in reading order.
-//! Plain file reading: no test here runs an exercise.
+//! (`> **Try it: N.M, title.**`, or `Build it`) is a row, numbered in reading order, with
+//! the runner's command to run it. Plain file reading: no test here runs an exercise.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -219,7 +219,7 @@ fn every_section_is_a_heading_of_its_chapter_and_holds_the_box() {
 }
 
 #[test]
-fn every_box_is_a_row_numbered_in_reading_order() {
+fn every_box_is_a_row_numbered_in_reading_order_and_says_how_to_run_it() {
     let mut problems = Vec::new();
     let mut in_the_book = Vec::new();
     for file in chapter_files() {
@@ -241,6 +241,10 @@ fn every_box_is_a_row_numbered_in_reading_order() {
                         ));
                     }
                 }
+            }
+            let command = format!("`cargo run -p exercises -- run {}`", found.id);
+            if !found.text.contains(&command) {
+                problems.push(format!("{name}: box {} does not say {command}", found.id));
             }
             in_the_book.push(found.id);
         }

@@ -1,5 +1,6 @@
 //! Chapter 1's exercises: each test fails on the stub in `src/ch1.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch1 -- --ignored ex1_1`.
+//! is done. Run one with `cargo run -p exercises -- run 1.1`
+//! (or `cargo test -p exercises --test ch1 -- --ignored ex1_1`).
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -1,5 +1,6 @@
 //! Chapter 3's exercises: each test fails on the stub in `src/ch3.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch3 -- --ignored ex3_1`.
+//! is done. Run one with `cargo run -p exercises -- run 3.1`
+//! (or `cargo test -p exercises --test ch3 -- --ignored ex3_1`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

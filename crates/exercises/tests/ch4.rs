@@ -1,5 +1,6 @@
 //! Chapter 4's exercises: each test fails on the stub in `src/ch4.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch4 -- --ignored ex4_1`.
+//! is done. Run one with `cargo run -p exercises -- run 4.1`
+//! (or `cargo test -p exercises --test ch4 -- --ignored ex4_1`).
 
 use std::io::{self, ErrorKind, Write};
 use std::time::Duration;

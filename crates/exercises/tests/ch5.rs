@@ -1,5 +1,6 @@
 //! Chapter 5's exercises: each test fails on the stub in `src/ch5.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch5 -- --ignored ex5_1`.
+//! is done. Run one with `cargo run -p exercises -- run 5.1`
+//! (or `cargo test -p exercises --test ch5 -- --ignored ex5_1`).
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,5 +1,6 @@
 //! Chapter 7's exercises: each test fails on the stub in `src/ch7.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch7 -- --ignored ex7_1`. The
+//! is done. Run one with `cargo run -p exercises -- run 7.1`
+//! (or `cargo test -p exercises --test ch7 -- --ignored ex7_1`). The
 //! sockets are Unix socket pairs, inside the process; the loop runs on the virtual clock,
 //! and every test is bounded by counts.
 
