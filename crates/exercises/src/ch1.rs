@@ -1,6 +1,6 @@
 //! Chapter 1's exercises (book chapter 1; seed 003, sections 2 and 3). Each item below is
 //! a stub that compiles and does the wrong thing; `tests/ch1.rs` says what the right thing
-//! is. Run one with `cargo test -p exercises --test ch1 -- --ignored ex1_1`.
+//! is. Run one with `cargo run -p exercises -- run 1.1`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -28,7 +28,19 @@ pub fn chunked(s: &Scheduler, log: Log, n: u32) {
     s.call_soon(move |s| chunk(s, log, 0, n));
 }
 
-/// Exercise 1.2: the seed's callback queue, whose `get` must pop the item when it is
+/// Exercise 1.2: run `callback` at the absolute time `when` on the scheduler's clock (at
+/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
+///
+/// As shipped, `when` is taken for a delay.
+pub fn call_at(
+    s: &Scheduler,
+    when: Duration,
+    callback: impl FnOnce(&Scheduler) + 'static,
+) -> CallbackId {
+    s.call_later(when, callback)
+}
+
+/// Exercise 1.3: the seed's callback queue, whose `get` must pop the item when it is
 /// promised, not later.
 pub struct SeedQueue<T> {
     items: Rc<RefCell<VecDeque<T>>>,
@@ -74,16 +86,4 @@ impl<T: 'static> SeedQueue<T> {
             });
         }
     }
-}
-
-/// Exercise 1.3: run `callback` at the absolute time `when` on the scheduler's clock (at
-/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
-///
-/// As shipped, `when` is taken for a delay.
-pub fn call_at(
-    s: &Scheduler,
-    when: Duration,
-    callback: impl FnOnce(&Scheduler) + 'static,
-) -> CallbackId {
-    s.call_later(when, callback)
 }

@@ -1,6 +1,6 @@
 //! Chapter 2's exercises (book chapter 2; seed 003, section 4). Each item below is a stub
 //! that compiles and does the wrong thing; `tests/ch2.rs` says what the right thing is.
-//! Run one with `cargo test -p exercises --test ch2 -- --ignored ex2_1`.
+//! Run one with `cargo run -p exercises -- run 2.1`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

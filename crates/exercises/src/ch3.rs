@@ -1,6 +1,6 @@
 //! Chapter 3's exercises (book chapter 3; seed 003, section 5). Each item below is a stub
 //! that compiles and does the wrong thing; `tests/ch3.rs` says what the right thing is.
-//! Run one with `cargo test -p exercises --test ch3 -- --ignored ex3_1`.
+//! Run one with `cargo run -p exercises -- run 3.1`.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -61,7 +61,7 @@ impl<T> Receiver<T> {
     ///
     /// As shipped, it does not wait at all: it takes whatever is there now. Make it wait
     /// the way stage 2's queue does (`runtime::suspend`, then `switch().await`), and make
-    /// `send` wake it.
+    /// `send` wake it. A `Sender` dropped without sending must wake it too, to `None`.
     pub async fn recv(self) -> Option<T> {
         self.slot.borrow_mut().value.take()
     }

@@ -1,6 +1,6 @@
 //! Chapter 4's exercises (book chapter 4; seed 003, section 6). Each item below is a stub
 //! that compiles and does the wrong thing; `tests/ch4.rs` says what the right thing is.
-//! Run one with `cargo test -p exercises --test ch4 -- --ignored ex4_1`.
+//! Run one with `cargo run -p exercises -- run 4.1`.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -8,7 +8,20 @@ use std::time::Duration;
 use scaffold::{Clock, VirtualClock};
 use stage1::TimerHeap;
 
-/// Exercise 4.1: is a timer with this deadline due at `now`? The loop below asks.
+/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
+/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
+/// next deadline, or not at all if it has passed.
+pub fn select_timeout(
+    next_deadline: Option<Duration>,
+    now: Duration,
+    virtual_clock: bool,
+) -> Option<Duration> {
+    // As shipped: ignores the virtual clock, and panics on a deadline that has passed.
+    let _ = virtual_clock; // the stub ignores it: that is the exercise
+    next_deadline.map(|deadline| deadline - now)
+}
+
+/// Exercise 4.2: is a timer with this deadline due at `now`? The loop below asks.
 ///
 /// As shipped, this is the seed's test, `now > deadline`.
 pub fn is_due(deadline: Duration, now: Duration) -> bool {
@@ -48,23 +61,10 @@ pub fn run_timers(deadlines: &[Duration], max_turns: usize) -> Result<Vec<Durati
     Ok(fired)
 }
 
-/// Exercise 4.2: write all of `data`. `write` may take only part of it (a full socket
+/// Exercise 4.3: write all of `data`. `write` may take only part of it (a full socket
 /// buffer), be interrupted by a signal, or take nothing at all (the peer is gone).
 ///
 /// As shipped, this is the seed's `send`: one `write`, whatever it took.
 pub fn sendall(out: &mut impl Write, data: &[u8]) -> io::Result<()> {
     out.write(data).map(drop) // the count is the lost information
-}
-
-/// Exercise 4.3: how long may `select` block? `None` means no limit. With no timer, no
-/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
-/// next deadline, or not at all if it has passed.
-pub fn select_timeout(
-    next_deadline: Option<Duration>,
-    now: Duration,
-    virtual_clock: bool,
-) -> Option<Duration> {
-    // As shipped: ignores the virtual clock, and panics on a deadline that has passed.
-    let _ = virtual_clock; // the stub ignores it: that is the exercise
-    next_deadline.map(|deadline| deadline - now)
 }

@@ -1,7 +1,7 @@
 //! Chapter 5's exercises (book chapter 5, the event loop; seed 001, "_run_once 核心调度函数",
 //! and seed 002, "递归注册"). Each item below is a stub that compiles and does the wrong
 //! thing; `tests/ch5.rs` says what the right thing is. They use stage 5's public API only.
-//! Run one with `cargo test -p exercises --test ch5 -- --ignored ex5_1`.
+//! Run one with `cargo run -p exercises -- run 5.1`.
 //!
 //! What changed since chapter 4's exercises: the scheduler is asyncio's loop, which runs a
 //! fixed batch per iteration, so the questions are about iterations and handles.
@@ -17,8 +17,45 @@ pub type Order = Vec<(u64, &'static str)>;
 /// What the exercises' callbacks write, in order.
 pub type Log = Rc<RefCell<Vec<String>>>;
 
-/// Exercise 5.1, predict the order: which callback of [`observed_order`]'s program runs
-/// when? Read the program, write down your prediction here, then run the test.
+/// Exercise 5.1, call it off: a timeout for a request, which calls `on_timeout` after
+/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
+/// almost all of them; the loop's heap must not keep the disarmed ones.
+///
+/// As shipped, disarming sets a flag that the timer's callback checks when it fires: the
+/// callback does nothing, but the timer stays in the heap until its deadline. Keep what
+/// `call_later` returns instead.
+pub struct Timeout {
+    disarmed: Rc<Cell<bool>>,
+}
+
+impl Timeout {
+    /// Call `on_timeout` after `delay` seconds, unless disarmed.
+    pub fn arm(
+        lp: &EventLoop,
+        delay: f64,
+        on_timeout: impl FnOnce(&EventLoop) + 'static,
+    ) -> Result<Timeout, Error> {
+        let disarmed = Rc::new(Cell::new(false));
+        let flag = disarmed.clone();
+        // The timer handle is dropped: the flag is all this stub keeps (the exercise).
+        lp.call_later(delay, move |lp| {
+            if !flag.get() {
+                on_timeout(lp);
+            }
+        })?;
+        Ok(Timeout { disarmed })
+    }
+
+    /// The request finished in time: `on_timeout` must never run.
+    pub fn disarm(self) {
+        self.disarmed.set(true);
+    }
+}
+
+/// Exercise 5.2, predict the order: which callback of [`observed_order`]'s program runs
+/// when? Read the program, write down your prediction here, then run the test. If it is
+/// wrong, the test names the first line that is, and what the loop ran there (not the
+/// whole answer): correct that line, think again about the rest, run it again.
 ///
 /// As shipped, the prediction is the intuitive one: a timer that is already due (a delay
 /// of zero, or a time in the past) runs before what `call_soon` queued, in the same
@@ -70,7 +107,7 @@ fn must<T>(scheduled: Result<T, Error>) {
     scheduled.expect("an open loop and a delay that is a number");
 }
 
-/// Exercise 5.2, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
+/// Exercise 5.3, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
 /// tick i`), and complete the returned future after the last one. A timer that is due
 /// while the ticks go on must get its turn after at most one tick.
 ///
@@ -89,39 +126,4 @@ pub fn ticker(lp: &EventLoop, log: Log, n: u32) -> Result<Future<()>, Error> {
         finished.set_result_unless_done(()); // false only if already done: it is not
     })?;
     Ok(done)
-}
-
-/// Exercise 5.3, call it off: a timeout for a request, which calls `on_timeout` after
-/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
-/// almost all of them; the loop's heap must not keep the disarmed ones.
-///
-/// As shipped, disarming sets a flag that the timer's callback checks when it fires: the
-/// callback does nothing, but the timer stays in the heap until its deadline. Keep what
-/// `call_later` returns instead.
-pub struct Timeout {
-    disarmed: Rc<Cell<bool>>,
-}
-
-impl Timeout {
-    /// Call `on_timeout` after `delay` seconds, unless disarmed.
-    pub fn arm(
-        lp: &EventLoop,
-        delay: f64,
-        on_timeout: impl FnOnce(&EventLoop) + 'static,
-    ) -> Result<Timeout, Error> {
-        let disarmed = Rc::new(Cell::new(false));
-        let flag = disarmed.clone();
-        // The timer handle is dropped: the flag is all this stub keeps (the exercise).
-        lp.call_later(delay, move |lp| {
-            if !flag.get() {
-                on_timeout(lp);
-            }
-        })?;
-        Ok(Timeout { disarmed })
-    }
-
-    /// The request finished in time: `on_timeout` must never run.
-    pub fn disarm(self) {
-        self.disarmed.set(true);
-    }
 }

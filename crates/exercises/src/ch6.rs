@@ -3,7 +3,7 @@
 //! Each item below is a stub that compiles and does the wrong thing; `tests/ch6.rs` says
 //! what the right thing is. They use stage 5's public API only: futures, done callbacks
 //! and tasks are enough to build asyncio's other tools. Run one with
-//! `cargo test -p exercises --test ch6 -- --ignored ex6_1`.
+//! `cargo run -p exercises -- run 6.1`.
 //!
 //! What changed since chapter 5's exercises: everything that waits is a future now.
 

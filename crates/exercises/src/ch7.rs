@@ -2,7 +2,7 @@
 //! and "任务添加", and asyncio's `selector_events.py`). Each item below is a stub that
 //! compiles and does the wrong thing; `tests/ch7.rs` says what the right thing is. They use
 //! stage 5's public API only, on Unix socket pairs (no network). Run one with
-//! `cargo test -p exercises --test ch7 -- --ignored ex7_1`.
+//! `cargo run -p exercises -- run 7.1`.
 //!
 //! What changed since chapter 6's exercises: the loop now waits for the outside world, a
 //! socket or another thread, and the exercises meet it through readers, writers and wakers.
@@ -15,25 +15,7 @@ use std::task::{Context, Poll};
 
 use stage5::{EventLoop, Future};
 
-/// Exercise 7.1, a writer that waits for room: send all of `data` on `sock` (non-blocking),
-/// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
-/// completes when every byte is in the socket's buffer, or with the error that stopped it.
-///
-/// As shipped, this is the blocking habit: one `write_all`. On a non-blocking socket whose
-/// buffer fills, it fails with `WouldBlock`, which is no error: it means "wait for room".
-/// Write what fits now; if that is not all, add a writer that writes more each time the
-/// loop calls it, and that removes itself when it is done or fails.
-pub fn sendall(lp: &EventLoop, sock: Rc<UnixStream>, data: Vec<u8>) -> Future<()> {
-    let done = lp.create_future();
-    let set = match (&*sock).write_all(&data) {
-        Ok(()) => done.set_result(()),
-        Err(error) => done.set_exception(error.into()),
-    };
-    debug_assert!(set.is_ok(), "a new future is pending");
-    done
-}
-
-/// Exercise 7.2, level-triggered: a reader on a socket holding `sent` unread bytes reads at
+/// Exercise 7.1, level-triggered: a reader on a socket holding `sent` unread bytes reads at
 /// most `per_call` of them each time the loop calls it (`per_call` 0: it reads nothing).
 /// Nothing more arrives. How many times is it called in `iterations` iterations of the
 /// loop? Write the rule as a formula; the test asks the loop.
@@ -45,7 +27,7 @@ pub fn predicted_calls(sent: usize, per_call: usize, iterations: usize) -> usize
     usize::from(sent > 0).min(iterations)
 }
 
-/// Exercise 7.3, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
+/// Exercise 7.2, a one-shot channel from another thread: `oneshot()` gives a [`Sender`],
 /// which may move to another thread, and a [`Receiver`], which a task on the loop awaits.
 /// The receiver gives the value once it is sent, or `None` if the sender was dropped
 /// without sending.
@@ -115,4 +97,22 @@ impl<T> std::future::Future for Receiver<T> {
         }
         Poll::Pending
     }
+}
+
+/// Exercise 7.3, a writer that waits for room: send all of `data` on `sock` (non-blocking),
+/// as `sock_sendall` does, but with `add_writer` and `remove_writer`. The returned future
+/// completes when every byte is in the socket's buffer, or with the error that stopped it.
+///
+/// As shipped, this is the blocking habit: one `write_all`. On a non-blocking socket whose
+/// buffer fills, it fails with `WouldBlock`, which is no error: it means "wait for room".
+/// Write what fits now; if that is not all, add a writer that writes more each time the
+/// loop calls it, and that removes itself when it is done or fails.
+pub fn sendall(lp: &EventLoop, sock: Rc<UnixStream>, data: Vec<u8>) -> Future<()> {
+    let done = lp.create_future();
+    let set = match (&*sock).write_all(&data) {
+        Ok(()) => done.set_result(()),
+        Err(error) => done.set_exception(error.into()),
+    };
+    debug_assert!(set.is_ok(), "a new future is pending");
+    done
 }

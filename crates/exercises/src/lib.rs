@@ -4,17 +4,26 @@
 //! [introduction, "Exercises"](../../../docs/book/introduction.html)). An exercise is a
 //! function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
 //! and does the wrong thing, often the seed's own mistake) and a test in `tests/chN.rs`
-//! that fails until it is finished. The tests are `#[ignore]`d, so that `cargo test
-//! --workspace` stays green for everyone; run one exercise by name:
+//! that fails until it is finished. The runner runs them in the book's order:
 //!
 //! ```text
-//! cargo test -p exercises --test ch1 -- --ignored ex1_1
+//! cargo run -p exercises                  # the first exercise not done yet, and how far you are
+//! cargo run -p exercises -- run 1.1       # one exercise, by its number in the book
+//! cargo run -p exercises -- hint 1.1      # a nudge
+//! cargo run -p exercises -- watch         # re-run the current exercise each time you save it
+//! cargo run -p exercises -- list          # every exercise, done or not
 //! ```
 //!
-//! Edit `src/ch1.rs` until it passes. A reference solution of every exercise is in
-//! `src/solutions/`, compiled instead of the stubs with the `solutions` feature:
+//! Edit the file it names until it says the exercise is done. The tests are `#[ignore]`d,
+//! so that `cargo test --workspace` stays green for everyone, and the runner only runs
+//! them for you: `cargo test -p exercises --test ch1 -- --ignored ex1_1` is still the same
+//! test, with the harness's own output. [`catalog`] lists every exercise, in reading order.
+//!
+//! A reference solution of every exercise is in `src/solutions/`, compiled instead of the
+//! stubs with the `solutions` feature:
 //!
 //! ```text
+//! cargo run -p exercises --features solutions -- check
 //! cargo test -p exercises --features solutions -- --ignored
 //! ```
 //!
@@ -25,7 +34,10 @@
 //! public API. Adding an exercise: a stub in `src/chN.rs`, its solution in
 //! `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs` named
 //! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
-//! counts (never by a clock), and a "Try it" box in chapter N.
+//! counts (never by a clock), a "Try it" box in chapter N, and its row in [`catalog`]
+//! (CONTRIBUTING.md, "Adding an exercise").
+
+pub mod catalog;
 
 #[cfg(not(feature = "solutions"))]
 pub mod ch1;

@@ -1,5 +1,6 @@
 //! Chapter 2's exercises: each test fails on the stub in `src/ch2.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch2 -- --ignored ex2_1`.
+//! is done. Run one with `cargo run -p exercises -- run 2.1`
+//! (or `cargo test -p exercises --test ch2 -- --ignored ex2_1`).
 
 use std::cell::RefCell;
 use std::future::Future;

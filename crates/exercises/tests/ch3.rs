@@ -1,5 +1,6 @@
 //! Chapter 3's exercises: each test fails on the stub in `src/ch3.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch3 -- --ignored ex3_1`.
+//! is done. Run one with `cargo run -p exercises -- run 3.1`
+//! (or `cargo test -p exercises --test ch3 -- --ignored ex3_1`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -57,5 +58,28 @@ fn ex3_2_a_task_waits_for_a_callback_without_polling() {
     s.call_later(Duration::from_secs(3), move |_| tx.send(42));
     s.run();
     assert_eq!(*got.borrow(), Some((Some(42), Duration::from_secs(3))));
+    assert_eq!(polls.get(), 2, "one step to start waiting, one when woken");
+
+    // A sender dropped without sending, while the task waits: the value can never come, so
+    // the task is woken with `None` instead of staying parked. Bounded by counts: `run`
+    // returns once nothing is scheduled, parked task or not.
+    let (tx, rx) = oneshot::<u32>();
+    let got = Rc::new(RefCell::new(None));
+    let polls = Rc::new(Cell::new(0));
+    let (g, s2) = (got.clone(), s.clone());
+    s.new_task(CountPolls {
+        inner: Box::pin(async move {
+            let value = rx.recv().await;
+            *g.borrow_mut() = Some((value, s2.time()));
+        }),
+        polls: polls.clone(),
+    });
+    s.call_later(Duration::from_secs(1), move |_| drop(tx));
+    s.run();
+    assert_eq!(
+        *got.borrow(),
+        Some((None, Duration::from_secs(4))),
+        "a Sender dropped while the task waits wakes it, with None"
+    );
     assert_eq!(polls.get(), 2, "one step to start waiting, one when woken");
 }

@@ -1,5 +1,6 @@
 //! Chapter 6's exercises: each test fails on the stub in `src/ch6.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch6 -- --ignored ex6_1`. A task
+//! is done. Run one with `cargo run -p exercises -- run 6.1`
+//! (or `cargo test -p exercises --test ch6 -- --ignored ex6_1`). A task
 //! that waits for ever does not hang a test: on the virtual clock, a loop with nothing
 //! left to wait for says so (`NothingToWaitFor`).
 

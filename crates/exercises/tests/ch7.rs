@@ -1,5 +1,6 @@
 //! Chapter 7's exercises: each test fails on the stub in `src/ch7.rs` until the exercise
-//! is done. Run one with `cargo test -p exercises --test ch7 -- --ignored ex7_1`. The
+//! is done. Run one with `cargo run -p exercises -- run 7.1`
+//! (or `cargo test -p exercises --test ch7 -- --ignored ex7_1`). The
 //! sockets are Unix socket pairs, inside the process; the loop runs on the virtual clock,
 //! and every test is bounded by counts.
 
@@ -25,9 +26,94 @@ fn pair() -> (UnixStream, UnixStream) {
     (a, b)
 }
 
+/// How many times a reader that reads at most `per_call` bytes per call is called in
+/// `iterations` iterations, with `sent` bytes waiting and nothing more coming.
+fn observed_calls(sent: usize, per_call: usize, iterations: usize) -> usize {
+    let lp = vloop();
+    let (a, b) = pair();
+    (&b).write_all(&vec![b'x'; sent]).unwrap();
+    let calls = Rc::new(Cell::new(0));
+    let c = calls.clone();
+    lp.add_reader(a.as_raw_fd(), move |_| {
+        c.set(c.get() + 1);
+        let mut buf = vec![0u8; per_call];
+        match (&a).read(&mut buf) {
+            Ok(_) => {} // some bytes, or none when `per_call` is 0
+            Err(error) => panic!("reading: {error}"),
+        }
+    })
+    .unwrap();
+    // One timer per iteration, so that an iteration with nothing to read ends (the
+    // virtual clock jumps to the timer) instead of waiting for the socket for ever.
+    for i in 1..=iterations {
+        lp.call_later(100.0 * i as f64, |_| {}).unwrap();
+    }
+    for _ in 0..iterations {
+        lp.run_once().unwrap();
+    }
+    drop(b); // the peer stays open until here: a closed peer is readable for ever
+    calls.get()
+}
+
 #[test]
-#[ignore = "exercise 7.1: a writer that waits for room"]
-fn ex7_1_sendall_waits_for_room_and_removes_its_writer() {
+#[ignore = "exercise 7.1: level-triggered"]
+fn ex7_1_the_predicted_calls_are_the_loops() {
+    let cases = [
+        (10, 1, 12),
+        (10, 1, 5),
+        (10, 3, 12),
+        (10, 0, 6),
+        (10, 10, 5),
+        (10, 64, 5),
+        (0, 1, 5),
+    ];
+    let wrong: Vec<String> = cases
+        .into_iter()
+        .filter_map(|(sent, per_call, iterations)| {
+            let predicted = predicted_calls(sent, per_call, iterations);
+            let observed = observed_calls(sent, per_call, iterations);
+            (predicted != observed).then(|| {
+                format!(
+                    "{sent} bytes, {per_call} per call, {iterations} iterations: \
+                     predicted {predicted}, the loop called it {observed} times"
+                )
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+#[ignore = "exercise 7.2: a one-shot channel from another thread"]
+fn ex7_2_a_value_from_another_thread_wakes_the_waiting_task() {
+    let lp = vloop();
+    let (tx, rx) = oneshot();
+    let task = lp.create_task(async move { Ok(rx.await) }).unwrap();
+    lp.run_once().unwrap(); // the task's first step: nothing sent yet, so it waits
+    assert!(!task.done());
+    // The value is sent (and the task woken) on another thread, while the loop is not
+    // running; joined before the loop runs again, so the order is always the same.
+    thread::spawn(move || tx.send(thread::current().id()))
+        .join()
+        .unwrap();
+    let got = lp.run_until_complete(&task);
+    assert!(
+        matches!(got, Ok(Some(id)) if id != thread::current().id()),
+        "the worker's thread id: {got:?}"
+    );
+
+    // A sender dropped without sending: the receiver gets `None`, it does not wait for ever.
+    let (tx, rx) = oneshot::<u32>();
+    let task = lp.create_task(async move { Ok(rx.await) }).unwrap();
+    lp.run_once().unwrap();
+    thread::spawn(move || drop(tx)).join().unwrap();
+    let got = lp.run_until_complete(&task);
+    assert!(matches!(got, Ok(None)), "{got:?}");
+}
+
+#[test]
+#[ignore = "exercise 7.3: a writer that waits for room"]
+fn ex7_3_sendall_waits_for_room_and_removes_its_writer() {
     let lp = vloop();
     let (a, b) = pair();
     let fd = a.as_raw_fd();
@@ -71,89 +157,4 @@ fn ex7_1_sendall_waits_for_room_and_removes_its_writer() {
         matches!(&failed, Error::Io(error) if error.kind() == ErrorKind::BrokenPipe),
         "{failed:?}"
     );
-}
-
-/// How many times a reader that reads at most `per_call` bytes per call is called in
-/// `iterations` iterations, with `sent` bytes waiting and nothing more coming.
-fn observed_calls(sent: usize, per_call: usize, iterations: usize) -> usize {
-    let lp = vloop();
-    let (a, b) = pair();
-    (&b).write_all(&vec![b'x'; sent]).unwrap();
-    let calls = Rc::new(Cell::new(0));
-    let c = calls.clone();
-    lp.add_reader(a.as_raw_fd(), move |_| {
-        c.set(c.get() + 1);
-        let mut buf = vec![0u8; per_call];
-        match (&a).read(&mut buf) {
-            Ok(_) => {} // some bytes, or none when `per_call` is 0
-            Err(error) => panic!("reading: {error}"),
-        }
-    })
-    .unwrap();
-    // One timer per iteration, so that an iteration with nothing to read ends (the
-    // virtual clock jumps to the timer) instead of waiting for the socket for ever.
-    for i in 1..=iterations {
-        lp.call_later(100.0 * i as f64, |_| {}).unwrap();
-    }
-    for _ in 0..iterations {
-        lp.run_once().unwrap();
-    }
-    drop(b); // the peer stays open until here: a closed peer is readable for ever
-    calls.get()
-}
-
-#[test]
-#[ignore = "exercise 7.2: level-triggered"]
-fn ex7_2_the_predicted_calls_are_the_loops() {
-    let cases = [
-        (10, 1, 12),
-        (10, 1, 5),
-        (10, 3, 12),
-        (10, 0, 6),
-        (10, 10, 5),
-        (10, 64, 5),
-        (0, 1, 5),
-    ];
-    let wrong: Vec<String> = cases
-        .into_iter()
-        .filter_map(|(sent, per_call, iterations)| {
-            let predicted = predicted_calls(sent, per_call, iterations);
-            let observed = observed_calls(sent, per_call, iterations);
-            (predicted != observed).then(|| {
-                format!(
-                    "{sent} bytes, {per_call} per call, {iterations} iterations: \
-                     predicted {predicted}, the loop called it {observed} times"
-                )
-            })
-        })
-        .collect();
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-#[test]
-#[ignore = "exercise 7.3: a one-shot channel from another thread"]
-fn ex7_3_a_value_from_another_thread_wakes_the_waiting_task() {
-    let lp = vloop();
-    let (tx, rx) = oneshot();
-    let task = lp.create_task(async move { Ok(rx.await) }).unwrap();
-    lp.run_once().unwrap(); // the task's first step: nothing sent yet, so it waits
-    assert!(!task.done());
-    // The value is sent (and the task woken) on another thread, while the loop is not
-    // running; joined before the loop runs again, so the order is always the same.
-    thread::spawn(move || tx.send(thread::current().id()))
-        .join()
-        .unwrap();
-    let got = lp.run_until_complete(&task);
-    assert!(
-        matches!(got, Ok(Some(id)) if id != thread::current().id()),
-        "the worker's thread id: {got:?}"
-    );
-
-    // A sender dropped without sending: the receiver gets `None`, it does not wait for ever.
-    let (tx, rx) = oneshot::<u32>();
-    let task = lp.create_task(async move { Ok(rx.await) }).unwrap();
-    lp.run_once().unwrap();
-    thread::spawn(move || drop(tx)).join().unwrap();
-    let got = lp.run_until_complete(&task);
-    assert!(matches!(got, Ok(None)), "{got:?}");
 }

@@ -26,7 +26,18 @@ pub fn chunked(s: &Scheduler, log: Log, n: u32) {
     s.call_soon(move |s| chunk(s, log, 0, n));
 }
 
-/// Exercise 1.2: the seed's callback queue, whose `get` must pop the item when it is
+/// Exercise 1.2: run `callback` at the absolute time `when` on the scheduler's clock (at
+/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
+pub fn call_at(
+    s: &Scheduler,
+    when: Duration,
+    callback: impl FnOnce(&Scheduler) + 'static,
+) -> CallbackId {
+    // `saturating_sub`: a time in the past is a delay of zero, not a panic.
+    s.call_later(when.saturating_sub(s.time()), callback)
+}
+
+/// Exercise 1.3: the seed's callback queue, whose `get` must pop the item when it is
 /// promised, not later.
 pub struct SeedQueue<T> {
     items: Rc<RefCell<VecDeque<T>>>,
@@ -67,15 +78,4 @@ impl<T: 'static> SeedQueue<T> {
             None => self.waiting.borrow_mut().push_back(Box::new(callback)),
         }
     }
-}
-
-/// Exercise 1.3: run `callback` at the absolute time `when` on the scheduler's clock (at
-/// once, if `when` has passed). Stage 1 only has `call_later`, a delay.
-pub fn call_at(
-    s: &Scheduler,
-    when: Duration,
-    callback: impl FnOnce(&Scheduler) + 'static,
-) -> CallbackId {
-    // `saturating_sub`: a time in the past is a delay of zero, not a panic.
-    s.call_later(when.saturating_sub(s.time()), callback)
 }

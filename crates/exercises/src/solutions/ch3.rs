@@ -24,11 +24,13 @@ pub fn spawn_after(
 }
 
 /// Exercise 3.2: a one-value channel from any callback to a task. The task waits without
-/// polling: it steps out of `current` and is woken by `send`.
+/// polling: it steps out of `current` and is woken by `send`, or by the `Sender`'s drop
+/// if it goes away without sending.
 pub fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
     let slot = Rc::new(RefCell::new(Slot {
         value: None,
         waiter: None,
+        closed: false,
     }));
     (Sender { slot: slot.clone() }, Receiver { slot })
 }
@@ -36,6 +38,7 @@ pub fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
 struct Slot<T> {
     value: Option<T>,
     waiter: Option<Suspended>,
+    closed: bool, // the sender is gone: no value will come after `value`
 }
 
 /// The sending half.
@@ -62,6 +65,21 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T> Drop for Sender<T> {
+    /// Gone, sent or not: a task still waiting is woken, to find the value or `None`
+    /// (after `send`, the waiter was taken already and nothing is resumed twice).
+    fn drop(&mut self) {
+        let waiter = {
+            let mut slot = self.slot.borrow_mut();
+            slot.closed = true;
+            slot.waiter.take()
+        };
+        if let Some(waiter) = waiter {
+            waiter.resume();
+        }
+    }
+}
+
 impl<T> Receiver<T> {
     /// Wait for the value (inside a task). `None` if it can never come.
     pub async fn recv(self) -> Option<T> {
@@ -71,7 +89,7 @@ impl<T> Receiver<T> {
                 if let Some(value) = slot.value.take() {
                     return Some(value);
                 }
-                if Rc::strong_count(&self.slot) == 1 {
+                if slot.closed {
                     return None; // the sender is gone without sending
                 }
                 slot.waiter = Some(runtime::suspend());

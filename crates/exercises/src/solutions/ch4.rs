@@ -7,7 +7,22 @@ use std::time::Duration;
 use scaffold::{Clock, VirtualClock};
 use stage1::TimerHeap;
 
-/// Exercise 4.1: is a timer with this deadline due at `now`? The loop below asks.
+/// Exercise 4.1: how long may `select` block? `None` means no limit. With no timer, no
+/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
+/// next deadline, or not at all if it has passed.
+pub fn select_timeout(
+    next_deadline: Option<Duration>,
+    now: Duration,
+    virtual_clock: bool,
+) -> Option<Duration> {
+    match next_deadline {
+        None => None,
+        Some(_) if virtual_clock => Some(Duration::ZERO),
+        Some(deadline) => Some(deadline.saturating_sub(now)),
+    }
+}
+
+/// Exercise 4.2: is a timer with this deadline due at `now`? The loop below asks.
 pub fn is_due(deadline: Duration, now: Duration) -> bool {
     deadline <= now
 }
@@ -45,7 +60,7 @@ pub fn run_timers(deadlines: &[Duration], max_turns: usize) -> Result<Vec<Durati
     Ok(fired)
 }
 
-/// Exercise 4.2: write all of `data`. `write` may take only part of it (a full socket
+/// Exercise 4.3: write all of `data`. `write` may take only part of it (a full socket
 /// buffer), be interrupted by a signal, or take nothing at all (the peer is gone).
 pub fn sendall(out: &mut impl Write, mut data: &[u8]) -> io::Result<()> {
     while !data.is_empty() {
@@ -58,19 +73,4 @@ pub fn sendall(out: &mut impl Write, mut data: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Exercise 4.3: how long may `select` block? `None` means no limit. With no timer, no
-/// limit; on the virtual clock, never block while a timer is pending; otherwise until the
-/// next deadline, or not at all if it has passed.
-pub fn select_timeout(
-    next_deadline: Option<Duration>,
-    now: Duration,
-    virtual_clock: bool,
-) -> Option<Duration> {
-    match next_deadline {
-        None => None,
-        Some(_) if virtual_clock => Some(Duration::ZERO),
-        Some(deadline) => Some(deadline.saturating_sub(now)),
-    }
 }

@@ -12,7 +12,35 @@ pub type Order = Vec<(u64, &'static str)>;
 /// What the exercises' callbacks write, in order.
 pub type Log = Rc<RefCell<Vec<String>>>;
 
-/// Exercise 5.1, predict the order: which callback of [`observed_order`]'s program runs
+/// Exercise 5.1, call it off: a timeout for a request, which calls `on_timeout` after
+/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
+/// almost all of them; the loop's heap must not keep the disarmed ones.
+///
+/// Disarming cancels the timer handle. The heap still holds it, counted as cancelled, and
+/// step 1 of the next iteration drops it: with the head, or all at once when more than 100
+/// timers are scheduled and more than half of them are cancelled.
+pub struct Timeout {
+    timer: TimerHandle,
+}
+
+impl Timeout {
+    /// Call `on_timeout` after `delay` seconds, unless disarmed.
+    pub fn arm(
+        lp: &EventLoop,
+        delay: f64,
+        on_timeout: impl FnOnce(&EventLoop) + 'static,
+    ) -> Result<Timeout, Error> {
+        let timer = lp.call_later(delay, on_timeout)?;
+        Ok(Timeout { timer })
+    }
+
+    /// The request finished in time: `on_timeout` must never run.
+    pub fn disarm(self) {
+        self.timer.cancel();
+    }
+}
+
+/// Exercise 5.2, predict the order: which callback of [`observed_order`]'s program runs
 /// when? Read the program, write down your prediction here, then run the test.
 ///
 /// Iteration 2 runs what iteration 1 queued with `call_soon`, then the timers step 4 found
@@ -65,7 +93,7 @@ fn must<T>(scheduled: Result<T, Error>) {
     scheduled.expect("an open loop and a delay that is a number");
 }
 
-/// Exercise 5.2, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
+/// Exercise 5.3, one tick per turn: log `tick 0` .. `tick {n - 1}` (each as `[iteration]
 /// tick i`), and complete the returned future after the last one. A timer that is due
 /// while the ticks go on must get its turn after at most one tick.
 ///
@@ -86,32 +114,4 @@ pub fn ticker(lp: &EventLoop, log: Log, n: u32) -> Result<Future<()>, Error> {
     let finished = done.clone();
     lp.call_soon(move |lp| tick(lp, log, 0, n, finished))?;
     Ok(done)
-}
-
-/// Exercise 5.3, call it off: a timeout for a request, which calls `on_timeout` after
-/// `delay` seconds unless it is disarmed first. Servers arm one per request and disarm
-/// almost all of them; the loop's heap must not keep the disarmed ones.
-///
-/// Disarming cancels the timer handle. The heap still holds it, counted as cancelled, and
-/// step 1 of the next iteration drops it: with the head, or all at once when more than 100
-/// timers are scheduled and more than half of them are cancelled.
-pub struct Timeout {
-    timer: TimerHandle,
-}
-
-impl Timeout {
-    /// Call `on_timeout` after `delay` seconds, unless disarmed.
-    pub fn arm(
-        lp: &EventLoop,
-        delay: f64,
-        on_timeout: impl FnOnce(&EventLoop) + 'static,
-    ) -> Result<Timeout, Error> {
-        let timer = lp.call_later(delay, on_timeout)?;
-        Ok(Timeout { timer })
-    }
-
-    /// The request finished in time: `on_timeout` must never run.
-    pub fn disarm(self) {
-        self.timer.cancel();
-    }
 }

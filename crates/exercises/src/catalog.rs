@@ -1,0 +1,202 @@
+//! The catalog of the book's exercises (book introduction, "Exercises"; no seed section: the
+//! seeds have no exercises). One row per exercise, in the order a reader meets them: its
+//! number and title as its box in the book gives them, the section the box is in, the file
+//! and item to edit, the test that says it is done, and a hint. The runner
+//! (`cargo run -p exercises`) reads nothing else, and `tests/catalog.rs` checks every row
+//! against the files it names, the tests and the book.
+//!
+//! Adding an exercise is one row here, at its place in reading order, beside its stub,
+//! solution, test and box (CONTRIBUTING.md, "Adding an exercise"). A row for an exercise
+//! in another file, such as a "Build it" exercise in `src/build/`, is the same row with its
+//! own `file` and `binary`; the solution is always the same path under `src/solutions/`.
+
+/// A chapter of the book that has exercises.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Chapter {
+    /// Its number: the `N` of the exercises `N.M`.
+    pub number: u32,
+    /// Its title, as its first heading gives it.
+    pub title: &'static str,
+    /// Its file, in `docs/src/`.
+    pub file: &'static str,
+}
+
+/// One exercise: where the book asks for it, what to edit, and which test says it is done.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Exercise {
+    /// `N.M`: its number in the chapter's boxes, in reading order (`1.1`, `1.2`, ...).
+    pub id: &'static str,
+    /// Its title, as its box gives it.
+    pub title: &'static str,
+    /// The chapter whose box asks for it.
+    pub chapter: &'static Chapter,
+    /// The heading of the section (`##` or `###`) that holds its box.
+    pub section: &'static str,
+    /// The file to edit, relative to `crates/exercises`.
+    pub file: &'static str,
+    /// What to edit in it: a function, a type, or `Type::method`.
+    pub item: &'static str,
+    /// The test binary that holds its test: `tests/{binary}.rs`.
+    pub binary: &'static str,
+    /// The test, `#[ignore = "exercise N.M: ..."]`d, that fails until it is done.
+    pub test: &'static str,
+    /// A nudge for someone stuck, never the answer.
+    pub hint: &'static str,
+}
+
+impl Exercise {
+    /// The reference solution's file, relative to `crates/exercises`: the same path under
+    /// `src/solutions/` (`src/ch1.rs` is solved in `src/solutions/ch1.rs`).
+    pub fn solution(&self) -> String {
+        match self.file.strip_prefix("src/") {
+            Some(rest) => format!("src/solutions/{rest}"),
+            None => format!("solutions/{}", self.file),
+        }
+    }
+}
+
+/// The exercise numbered `id` (`"1.1"`), if there is one.
+pub fn find(id: &str) -> Option<&'static Exercise> {
+    CATALOG.iter().find(|exercise| exercise.id == id)
+}
+
+/// Chapter 1.
+pub const CH1: Chapter = Chapter {
+    number: 1,
+    title: "Stage 1: Callbacks",
+    file: "ch01-callbacks.md",
+};
+/// Chapter 2.
+pub const CH2: Chapter = Chapter {
+    number: 2,
+    title: "Stage 2: Generators",
+    file: "ch02-generators.md",
+};
+/// Chapter 3.
+pub const CH3: Chapter = Chapter {
+    number: 3,
+    title: "Stage 3: Tasks",
+    file: "ch03-tasks.md",
+};
+/// Chapter 4.
+pub const CH4: Chapter = Chapter {
+    number: 4,
+    title: "Stage 4: Select",
+    file: "ch04-select.md",
+};
+/// Chapter 5.
+pub const CH5: Chapter = Chapter {
+    number: 5,
+    title: "Stage 5: The event loop",
+    file: "ch05-event-loop.md",
+};
+/// Chapter 6.
+pub const CH6: Chapter = Chapter {
+    number: 6,
+    title: "Stage 5: Futures and tasks",
+    file: "ch06-futures-tasks.md",
+};
+/// Chapter 7.
+pub const CH7: Chapter = Chapter {
+    number: 7,
+    title: "Stage 5: I/O, threads and signals",
+    file: "ch07-io.md",
+};
+
+/// Every exercise, in the order the book asks for them.
+#[rustfmt::skip] // a table: one exercise per block, aligned as rows rather than as code
+pub const CATALOG: &[Exercise] = &[
+    Exercise { id: "1.1", title: "let the timers in", chapter: &CH1, section: "Running it",
+        file: "src/ch1.rs", item: "chunked", binary: "ch1", test: "ex1_1_a_due_timer_runs_between_chunks",
+        hint: "Stage 1's `run` looks at the timer heap only when nothing is ready, and every chunk makes \
+               the next one ready before that. Which other way of saying \"as soon as possible\" queues \
+               the next chunk behind the timers that are already due?" },
+    Exercise { id: "1.2", title: "`call_at`", chapter: &CH1, section: "Time without waiting",
+        file: "src/ch1.rs", item: "call_at", binary: "ch1", test: "ex1_2_call_at_is_a_time_not_a_delay",
+        hint: "`call_later` wants a delay from now, and `s.time()` says what time it is now. A time \
+               already past would make the delay negative, which a `Duration` cannot be: look for a \
+               subtraction that stops at zero instead of panicking." },
+    Exercise { id: "1.3", title: "pop when promised", chapter: &CH1, section: "The queue and its bug",
+        file: "src/ch1.rs", item: "SeedQueue::get", binary: "ch1", test: "ex1_3_two_consumers_one_item",
+        hint: "Between `get` seeing an item and its callback popping it, a second `get` sees the same \
+               item. What if the item left the deque in `get` itself, and the callback carried it?" },
+    Exercise { id: "2.1", title: "a generator by hand", chapter: &CH2, section: "Generators by hand",
+        file: "src/ch2.rs", item: "Squares", binary: "ch2", test: "ex2_1_squares_pause_after_every_line",
+        hint: "`squares` pauses at its `yield`, after each square. What is alive there and needed to go \
+               on? Give that place a variant holding it, and let `resume` decide from the variant it \
+               finds what to print next (with `stage1::say!`) or whether it is done." },
+    Exercise { id: "2.2", title: "pause n times", chapter: &CH2, section: "A primer: `poll`, `Pin`, `Context` and `Waker`",
+        file: "src/ch2.rs", item: "Pause::poll", binary: "ch2", test: "ex2_2_pause_is_pending_n_times_and_asks_to_be_polled_again",
+        hint: "Count `left` down, one per poll. A future that answers `Pending` promises that someone \
+               will wake its waker; nobody else will here, so `poll` must ask for itself, each time \
+               (the `Context` carries the waker)." },
+    Exercise { id: "2.3", title: "close wakes every waiter", chapter: &CH2, section: "The queue",
+        file: "src/ch2.rs", item: "Mailbox::close", binary: "ch2", test: "ex2_3_close_wakes_every_waiting_consumer",
+        hint: "Every waiter must be resumed, not the first. A resumed consumer borrows the state again, \
+               so take all the waiters out first, let the borrow end, then resume them." },
+    Exercise { id: "3.1", title: "a task is a callback", chapter: &CH3, section: "Both worlds on one scheduler",
+        file: "src/ch3.rs", item: "spawn_after", binary: "ch3", test: "ex3_1_the_first_step_runs_after_the_delay",
+        hint: "`new_task` makes a `Task` and schedules its first step (`run`) at once. Make the task \
+               yourself, and schedule that first step the way stage 1 schedules any callback for \
+               later." },
+    Exercise { id: "3.2", title: "from a callback to a task", chapter: &CH3, section: "What asyncio keeps",
+        file: "src/ch3.rs", item: "Receiver::recv", binary: "ch3", test: "ex3_2_a_task_waits_for_a_callback_without_polling",
+        hint: "No value yet: leave `runtime::suspend()`'s handle in the slot, `switch().await`, and look \
+               again; `send` takes the handle and resumes it. The value can also never come: what runs \
+               when a `Sender` is dropped without sending?" },
+    Exercise { id: "4.1", title: "the select timeout", chapter: &CH4, section: "The run loop with I/O",
+        file: "src/ch4.rs", item: "select_timeout", binary: "ch4", test: "ex4_1_how_long_select_may_block",
+        hint: "Three cases: no timer, the virtual clock, a real deadline. For the last, `deadline - now` \
+               panics once the deadline has passed; `Duration` has a subtraction that stops at zero." },
+    Exercise { id: "4.2", title: "due at the deadline", chapter: &CH4, section: "The seed's bugs, fixed",
+        file: "src/ch4.rs", item: "is_due", binary: "ch4", test: "ex4_2_a_timer_due_exactly_now_runs_and_the_loop_does_not_spin",
+        hint: "The virtual clock jumps exactly to the deadline, so the loop asks `is_due(deadline, now)` \
+               with the two equal. What does `deadline < now` answer then, and what should it?" },
+    Exercise { id: "4.3", title: "`sendall`", chapter: &CH4, section: "The seed's bugs, fixed",
+        file: "src/ch4.rs", item: "sendall", binary: "ch4", test: "ex4_3_sendall_writes_every_byte_or_says_why_not",
+        hint: "Loop until nothing is left, moving past what each `write` took. `Interrupted` means try \
+               again; a `write` that takes 0 bytes will never take more, which `ErrorKind` names." },
+    Exercise { id: "5.1", title: "call it off", chapter: &CH5, section: "Step 1: clean the heap",
+        file: "src/ch5.rs", item: "Timeout", binary: "ch5", test: "ex5_1_disarmed_timeouts_leave_the_heap",
+        hint: "`call_later` returns a handle, and a cancelled handle is what step 1 takes out of the \
+               heap. Keep the handle in `Timeout` instead of the flag." },
+    Exercise { id: "5.2", title: "predict the order", chapter: &CH5, section: "Step 3: select",
+        file: "src/ch5.rs", item: "predicted_order", binary: "ch5", test: "ex5_2_the_predicted_order_is_the_loops",
+        hint: "One iteration runs the batch that was ready when it began. Read step 4: where do the due \
+               timers go in the ready queue, front or back? And when does what a callback queues run?" },
+    Exercise { id: "5.3", title: "one tick per turn", chapter: &CH5, section: "Step 5: run the batch",
+        file: "src/ch5.rs", item: "ticker", binary: "ch5", test: "ex5_3_a_due_timer_runs_after_one_tick",
+        hint: "Make each tick its own callback, which schedules the next. On this loop a callback \
+               queued during an iteration runs in the next one, after the timers due by then." },
+    Exercise { id: "6.1", title: "an `Event`", chapter: &CH6, section: "The queue",
+        file: "src/ch6.rs", item: "Event::set", binary: "ch6", test: "ex6_1_set_wakes_every_waiter_and_clear_makes_them_wait_again",
+        hint: "`set` completes the first waiter's future only. Take every future out of the deque and \
+               complete each; a waiter after `clear` will leave a new one." },
+    Exercise { id: "6.2", title: "a `Lock`", chapter: &CH6, section: "The queue",
+        file: "src/ch6.rs", item: "Lock::acquire", binary: "ch6", test: "ex6_2_a_cancelled_waiter_leaves_no_trace_and_passes_the_lock_on",
+        hint: "A cancelled task's future is dropped where it awaits, and with it whatever `acquire` holds \
+               across that `await`. A guard with a `Drop` can clean up: is our waiter still pending (leave \
+               the deque), or was the lock handed to us already (pass it on)?" },
+    Exercise { id: "6.3", title: "`shield`", chapter: &CH6, section: "Waiting for several things",
+        file: "src/ch6.rs", item: "shield", binary: "ch6", test: "ex6_3_a_timeout_on_a_shielded_future_leaves_the_work_running",
+        hint: "Return a new future, not `inner`. A done callback on `inner` copies its outcome over (a \
+               result, an exception, a cancel), unless the new future was cancelled first." },
+    Exercise { id: "6.4", title: "a `TaskGroup`", chapter: &CH6, section: "Waiting for several things",
+        file: "src/ch6.rs", item: "TaskGroup::wait", binary: "ch6", test: "ex6_4_the_first_failure_cancels_the_rest_at_once",
+        hint: "`gather` fails at the first failure, whichever task it comes from. When it does, cancel \
+               every task, and await each until it has ended before returning the error." },
+    Exercise { id: "7.1", title: "level-triggered", chapter: &CH7, section: "Level against edge, and why this selector is not stage 4's",
+        file: "src/ch7.rs", item: "predicted_calls", binary: "ch7", test: "ex7_1_the_predicted_calls_are_the_loops",
+        hint: "A level-triggered selector reports the socket in every iteration in which unread bytes \
+               remain, and the reader is called once per iteration. How many calls until the bytes are \
+               gone? And if nothing was sent, or the reader reads nothing?" },
+    Exercise { id: "7.2", title: "a value from another thread", chapter: &CH7, section: "Threads",
+        file: "src/ch7.rs", item: "Receiver::poll", binary: "ch7", test: "ex7_2_a_value_from_another_thread_wakes_the_waiting_task",
+        hint: "When `poll` answers `Pending`, keep a clone of the `Context`'s waker in `Shared`. `send` \
+               and the `Sender`'s `drop` take it and wake it, after they let go of the lock." },
+    Exercise { id: "7.3", title: "a writer that waits for room", chapter: &CH7, section: "Socket operations",
+        file: "src/ch7.rs", item: "sendall", binary: "ch7", test: "ex7_3_sendall_waits_for_room_and_removes_its_writer",
+        hint: "`WouldBlock` means \"no room yet\", not an error. Write until then; if bytes remain, \
+               `add_writer` a callback that writes more each time the loop calls it, and that removes \
+               itself (`remove_writer`) when all is sent or an error comes." },
+];
