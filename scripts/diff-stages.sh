@@ -2,8 +2,8 @@
 # Diff two stages' sources, file by file: `bash scripts/diff-stages.sh 4 5`.
 #
 # A file is paired with the file of the same name in the other stage, wherever it sits in
-# the folders (stage 5 puts its files in chapter folders: stage 4's `selector.rs` is stage
-# 5's `io/selector.rs`), so the diff shows what changed in a concept, not a removal and an
+# the folders (stage 5 puts its files in folders by layer: stage 4's `selector.rs` is stage
+# 5's `parts/selector.rs`), so the diff shows what changed in a concept, not a removal and an
 # addition. Where stage 5 took asyncio's name for a stage 4 concept, `RENAMED` pairs them.
 # Files with no partner are listed as only in one stage.
 set -euo pipefail

@@ -35,8 +35,8 @@ use stage4::Interest;
 use stage1::Event;
 
 use crate::event_loop::EventLoop;
-use crate::futures::current::current_task;
-pub use crate::io::io_table::Done;
+use crate::parts::current::current_task;
+pub use crate::parts::io_table::Done;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try

@@ -56,8 +56,8 @@ use std::task::Waker;
 
 use stage4::Interest;
 
-use crate::event_loop::handle::Handle;
-use crate::io::selector::Selector;
+use crate::events::handle::Handle;
+use crate::parts::selector::Selector;
 
 /// How many selects a task's wait may go unchecked while the loop is busy (it is always
 /// checked before the loop sleeps): how long an operation on a socket that got a closed
