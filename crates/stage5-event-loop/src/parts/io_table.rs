@@ -44,20 +44,22 @@
 //! `EPOLL_CTL_MOD` (`check_waits`). The number cannot have changed hands *during* the
 //! wait: the operation borrows its socket.
 //!
-//! Generic over the loop `L` of the callbacks' handles; it knows the selector and nothing
-//! above. What changed since stage 4: stage 4 registered a socket for every wait and
+//! Generic over the loop `L` of the callbacks' handles, and over its selector `S`, of which
+//! it knows only the [`Poller`] trait (the loop's mio [`Selector`] by default; a fake in the
+//! unit tests): neither mio nor an errno appears here. What changed since stage 4: stage 4 registered a socket for every wait and
 //! removed it when the wait fired (one-shot); here readers are handles called again and
 //! again, and registrations persist.
 
 use std::collections::VecDeque;
 use std::io;
+use std::marker::PhantomData;
 use std::os::fd::RawFd;
 use std::task::Waker;
 
 use stage4::Interest;
 
 use crate::events::handle::Handle;
-use crate::parts::selector::Selector;
+use crate::parts::selector::{Interests, Poller, Rearmed, Selector};
 
 /// How many selects a task's wait may go unchecked while the loop is busy (it is always
 /// checked before the loop sleeps): how long an operation on a socket that got a closed
@@ -92,8 +94,8 @@ pub enum Done {
 struct Source<L> {
     reader: Option<Waiter<L>>,
     writer: Option<Waiter<L>>,
-    registered: Option<mio::Interest>, // what the selector was told; never narrowed
-    readable: bool,                    // an edge said so, and nothing has shown otherwise since
+    registered: Option<Interests>, // what the selector was told; never narrowed
+    readable: bool,                // an edge said so, and nothing has shown otherwise since
     writable: bool,
     drained: bool, // a read came back short since the last edge: the next one would block
     unchecked: Option<u32>, // a task waits on a registration unchecked since this select
@@ -101,13 +103,16 @@ struct Source<L> {
     release: bool, // in `IoTable::release`: deregister it at the next select if idle
 }
 
-/// The loop's table of descriptors, indexed by descriptor number.
-pub struct IoTable<L> {
+/// The loop's table of descriptors, indexed by descriptor number, on a selector `S`: the
+/// loop's mio [`Selector`], or a test's fake. The table holds no selector: every call that
+/// needs one is handed it.
+pub struct IoTable<L, S = Selector> {
     sources: Vec<Source<L>>,
     rearm: Vec<RawFd>,
     release: Vec<RawFd>,
     unchecked: VecDeque<(RawFd, u32)>, // waits to check, oldest first
     waiters: usize,                    // readers + writers installed
+    selector: PhantomData<fn(&mut S)>,
 }
 // ANCHOR_END: source
 
@@ -138,7 +143,7 @@ impl<L> Default for Source<L> {
     }
 }
 
-impl<L> Default for IoTable<L> {
+impl<L, S> Default for IoTable<L, S> {
     fn default() -> Self {
         IoTable {
             sources: Vec::new(),
@@ -146,6 +151,7 @@ impl<L> Default for IoTable<L> {
             release: Vec::new(),
             unchecked: VecDeque::new(),
             waiters: 0,
+            selector: PhantomData,
         }
     }
 }
@@ -195,7 +201,7 @@ impl<L> Source<L> {
     }
 }
 
-impl<L> IoTable<L> {
+impl<L, S: Poller> IoTable<L, S> {
     /// How many readers and writers are installed.
     pub fn waiters(&self) -> usize {
         self.waiters
@@ -215,12 +221,12 @@ impl<L> IoTable<L> {
     /// before the table grows for it.
     pub fn add(
         &mut self,
-        selector: &mut Selector,
+        selector: &mut S,
         fd: RawFd,
         interest: Interest,
         waiter: Waiter<L>,
     ) -> io::Result<Option<Waiter<L>>> {
-        let wanted = mio_interest(interest);
+        let wanted = Interests::from(interest);
         let mut stale = None;
         let (known, unchecked) = match self.source_mut(fd) {
             Some(s) => (s.registered, s.unchecked.is_some()),
@@ -235,21 +241,21 @@ impl<L> IoTable<L> {
             // costs less than a system call). This also finds out whether the kernel still
             // has it: a socket closed since then is gone from epoll, and its number may be
             // a new socket's now.
-            Some(known) => match selector.reregister(fd, known | wanted) {
-                Ok(()) => known | wanted,
+            Some(known) => match selector.reregister(fd, known | wanted)? {
+                // Re-armed: the kernel still has it.
+                Rearmed::Armed => known | wanted,
                 // Forgotten by the kernel. Unchecked waiters joined while their operation
                 // borrowed the socket that has the number now: they stay. Any other record
                 // belonged to a closed socket. Register the file that has the number now.
-                Err(e) if is_gone(&e) && unchecked => {
+                Rearmed::Forgotten if unchecked => {
                     selector.register(fd, known | wanted)?;
                     known | wanted
                 }
-                Err(e) if is_gone(&e) => {
+                Rearmed::Forgotten => {
                     selector.register(fd, wanted)?;
                     stale = self.source_mut(fd).map(std::mem::take);
                     wanted
                 }
-                Err(e) => return Err(e),
             },
         };
         if let Some(stale) = stale {
@@ -283,16 +289,13 @@ impl<L> IoTable<L> {
     /// [`IoTable::add`].
     pub fn wait(
         &mut self,
-        selector: &mut Selector,
+        selector: &mut S,
         fd: RawFd,
         interest: Interest,
         waker: &Waker,
     ) -> io::Result<Option<Waiter<L>>> {
-        let wanted = mio_interest(interest);
         if let Some(source) = self.source_mut(fd)
-            && source
-                .registered
-                .is_some_and(|known| known | wanted == known)
+            && source.registered.is_some_and(|known| known.has(interest))
             && source.opposite(interest).is_none()
         {
             *source.ready(interest) = false; // seen not ready: the next edge will say
@@ -328,12 +331,7 @@ impl<L> IoTable<L> {
     /// borrows, is registered. If the number is not open at all, the waiting tasks are
     /// woken into `wake`: their operation will meet the error. Returns how many were
     /// checked.
-    pub fn check_waits(
-        &mut self,
-        selector: &mut Selector,
-        all: bool,
-        wake: &mut Vec<Waker>,
-    ) -> usize {
+    pub fn check_waits(&mut self, selector: &mut S, all: bool, wake: &mut Vec<Waker>) -> usize {
         let now = select_number(selector);
         let mut checked = 0;
         while let Some(&(fd, since)) = self.unchecked.front() {
@@ -400,7 +398,7 @@ impl<L> IoTable<L> {
     /// left is deregistered now (asyncio's `remove_reader`).
     pub fn remove(
         &mut self,
-        selector: &mut Selector,
+        selector: &mut S,
         fd: RawFd,
         interest: Interest,
         release: bool,
@@ -441,7 +439,7 @@ impl<L> IoTable<L> {
     /// waiter taken out.
     pub fn done(
         &mut self,
-        selector: &mut Selector,
+        selector: &mut S,
         fd: RawFd,
         interest: Interest,
         waited: bool,
@@ -479,7 +477,7 @@ impl<L> IoTable<L> {
 
     /// Deregister `fd` now if nobody waits on it (the end of a stream: its socket is
     /// about to be closed, and a new socket may get its number before the next select).
-    pub fn release_now(&mut self, selector: &mut Selector, fd: RawFd) {
+    pub fn release_now(&mut self, selector: &mut S, fd: RawFd) {
         if self
             .source_mut(fd)
             .is_some_and(|s| s.registered.is_some() && s.idle())
@@ -489,7 +487,7 @@ impl<L> IoTable<L> {
     }
 
     /// Remove `fd` from the selector and forget its record (it has no waiter).
-    fn deregister(&mut self, selector: &mut Selector, fd: RawFd) {
+    fn deregister(&mut self, selector: &mut S, fd: RawFd) {
         // A descriptor closed meanwhile is already gone from epoll, which the selector
         // does not count as an error; any other failure leaves a registration the table
         // no longer knows, whose events `process_events` ignores.
@@ -513,7 +511,7 @@ impl<L> IoTable<L> {
     /// Just before `select`: deregister the released descriptors nobody took back, and
     /// re-arm the dispatched ones whose readiness nobody has disproved: the
     /// level-triggered emulation.
-    pub fn before_select(&mut self, selector: &mut Selector) {
+    pub fn before_select(&mut self, selector: &mut S) {
         let mut release = std::mem::take(&mut self.release);
         for &fd in &release {
             let source = &mut self.sources[fd as usize];
@@ -532,10 +530,13 @@ impl<L> IoTable<L> {
                 && source.needs_rearm()
             {
                 source.clear_readiness();
-                // Closed under our feet: nothing will ever be reported for it again, and
-                // the next waiter's `add` registers whatever has the number then.
-                if selector.reregister(fd, known).is_err() {
-                    source.registered = None;
+                match selector.reregister(fd, known) {
+                    // Re-armed: reported at the next select if still ready.
+                    Ok(Rearmed::Armed) => {}
+                    // Closed under our feet, or epoll failed: nothing will be reported for
+                    // it again, and the next waiter's `add` registers whatever has the
+                    // number then.
+                    Ok(Rearmed::Forgotten) | Err(_) => source.registered = None,
                 }
             }
         }
@@ -551,12 +552,12 @@ impl<L> IoTable<L> {
     /// to `wake`.
     pub fn process_events(
         &mut self,
-        selector: &Selector,
+        selector: &S,
         ready: &mut Vec<Ready<L>>,
         wake: &mut Vec<Waker>,
     ) {
         for event in selector.events() {
-            let fd = event.token().0 as RawFd;
+            let fd = event.fd;
             let Some(source) = self.sources.get_mut(fd as usize) else {
                 continue;
             };
@@ -565,9 +566,9 @@ impl<L> IoTable<L> {
             }
             // An error or a hang-up makes both directions "ready": the next read or
             // write reports it.
-            let failed = event.is_error();
-            let readable = event.is_readable() || event.is_read_closed() || failed;
-            let writable = event.is_writable() || event.is_write_closed() || failed;
+            let failed = event.error;
+            let readable = event.readable || event.read_closed || failed;
+            let writable = event.writable || event.write_closed || failed;
             source.readable |= readable;
             source.writable |= writable;
             source.drained &= !readable; // something came since the short read
@@ -599,7 +600,7 @@ impl<L> IoTable<L> {
     // ANCHOR_END: process_events
 
     /// Drop every waiter and registration (the loop closes); returns the waiters.
-    pub fn clear(&mut self, selector: &mut Selector) -> Vec<Waiter<L>> {
+    pub fn clear(&mut self, selector: &mut S) -> Vec<Waiter<L>> {
         let mut dropped = Vec::new();
         for fd in 0..self.sources.len() {
             let source = std::mem::take(&mut self.sources[fd]);
@@ -621,31 +622,19 @@ impl<L> IoTable<L> {
 
 /// The selector's count of selects, as the table notes it: it wraps, and only differences
 /// of a few selects are ever compared.
-fn select_number(selector: &Selector) -> u32 {
-    selector.stats().selects as u32
+fn select_number(selector: &impl Poller) -> u32 {
+    selector.selects() as u32
 }
 
 /// Re-arm `fd`'s registration for `known`; if the kernel has forgotten the number, register
 /// the file that has it now.
-fn confirm(selector: &mut Selector, fd: RawFd, known: mio::Interest) -> io::Result<()> {
-    match selector.reregister(fd, known) {
-        Err(e) if is_gone(&e) => selector.register(fd, known),
-        result => result,
+fn confirm(selector: &mut impl Poller, fd: RawFd, known: Interests) -> io::Result<()> {
+    match selector.reregister(fd, known)? {
+        // Confirmed: still the kernel's.
+        Rearmed::Armed => Ok(()),
+        // The socket that had the number was closed: register the one that has it now.
+        Rearmed::Forgotten => selector.register(fd, known),
     }
-}
-
-fn mio_interest(interest: Interest) -> mio::Interest {
-    match interest {
-        Interest::Read => mio::Interest::READABLE,
-        Interest::Write => mio::Interest::WRITABLE,
-    }
-}
-
-/// The kernel does not know this descriptor (any more): epoll's `ENOENT` for a number
-/// that was never added or was dropped on close, `EBADF` for one that is not open.
-fn is_gone(error: &io::Error) -> bool {
-    matches!(error.raw_os_error(), Some(libc::ENOENT | libc::EBADF))
-        || error.kind() == io::ErrorKind::NotFound
 }
 
 #[cfg(test)]
