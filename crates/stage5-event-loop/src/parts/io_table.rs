@@ -651,7 +651,7 @@ mod tests {
         (a, b)
     }
 
-    fn task() -> Waiter<()> {
+    pub(super) fn task() -> Waiter<()> {
         Waiter::Task(std::task::Waker::noop().clone())
     }
 
@@ -892,5 +892,210 @@ mod tests {
         table.before_select(&mut selector);
         assert_eq!(selector.stats().reregisters, rearms, "drained: no re-arm");
         drop(a);
+    }
+}
+
+/// The table on a selector that only records what it is asked and reports what the test
+/// scripts: no descriptor, no kernel, every step visible.
+#[cfg(test)]
+mod fake {
+    use super::*;
+    use crate::parts::selector::Readiness;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// A selector that keeps registrations in a map, "forgets" the numbers a test closes,
+    /// and reports the readiness a test scripts for each select.
+    #[derive(Default)]
+    struct FakeSelector {
+        registered: BTreeMap<RawFd, Interests>,
+        forgotten: BTreeSet<RawFd>, // closed behind the table's back: a re-arm says so
+        calls: Vec<String>,
+        ready: Vec<Readiness>,
+        selects: u64,
+    }
+
+    impl FakeSelector {
+        /// A select that reports `ready`.
+        fn select(&mut self, ready: &[Readiness]) {
+            self.selects += 1;
+            self.ready = ready.to_vec();
+        }
+
+        /// `fd` is closed (and its number perhaps another file's): the kernel forgot it.
+        fn close(&mut self, fd: RawFd) {
+            self.registered.remove(&fd);
+            self.forgotten.insert(fd);
+        }
+
+        fn calls(&mut self) -> Vec<String> {
+            std::mem::take(&mut self.calls)
+        }
+    }
+
+    fn name(interests: Interests) -> &'static str {
+        match (
+            interests.has(Interest::Read),
+            interests.has(Interest::Write),
+        ) {
+            (true, true) => "read+write",
+            (true, false) => "read",
+            _ => "write",
+        }
+    }
+
+    impl Poller for FakeSelector {
+        fn register(&mut self, fd: RawFd, interests: Interests) -> io::Result<()> {
+            self.calls
+                .push(format!("register {fd} {}", name(interests)));
+            self.forgotten.remove(&fd);
+            self.registered.insert(fd, interests);
+            Ok(())
+        }
+
+        fn reregister(&mut self, fd: RawFd, interests: Interests) -> io::Result<Rearmed> {
+            self.calls
+                .push(format!("reregister {fd} {}", name(interests)));
+            if self.forgotten.contains(&fd) {
+                return Ok(Rearmed::Forgotten);
+            }
+            self.registered.insert(fd, interests);
+            Ok(Rearmed::Armed)
+        }
+
+        fn deregister(&mut self, fd: RawFd) -> io::Result<()> {
+            self.calls.push(format!("deregister {fd}"));
+            self.registered.remove(&fd);
+            Ok(())
+        }
+
+        fn events(&self) -> impl Iterator<Item = Readiness> + '_ {
+            self.ready.iter().copied()
+        }
+
+        fn selects(&self) -> u64 {
+            self.selects
+        }
+    }
+
+    fn readable(fd: RawFd) -> Readiness {
+        Readiness {
+            fd,
+            readable: true,
+            ..Readiness::default()
+        }
+    }
+
+    type Table = IoTable<(), FakeSelector>;
+
+    /// Run the table's part of one iteration: before the select, the select (reporting
+    /// `ready`), the dispatch. Returns the handles queued and how many tasks were woken.
+    fn iteration(
+        table: &mut Table,
+        selector: &mut FakeSelector,
+        ready: &[Readiness],
+    ) -> (Vec<Ready<()>>, usize) {
+        table.before_select(selector);
+        selector.select(ready);
+        let (mut handles, mut wake) = (Vec::new(), Vec::new());
+        table.process_events(selector, &mut handles, &mut wake);
+        (handles, wake.len())
+    }
+
+    #[test]
+    fn a_reader_is_registered_dispatched_while_ready_and_deregistered_when_removed() {
+        let (mut selector, mut table) = (FakeSelector::default(), Table::default());
+        let reader = Handle::new_repeating(7, |_: &()| {});
+        let old = table.add(&mut selector, 5, Interest::Read, Waiter::Callback(reader));
+        assert!(old.unwrap().is_none());
+        assert_eq!(selector.calls(), ["register 5 read"]);
+        assert_eq!(table.waiters(), 1);
+
+        // Readiness delivered: the reader's handle is queued, with its fd and direction.
+        let (ready, woken) = iteration(&mut table, &mut selector, &[readable(5)]);
+        assert_eq!(ready.len(), 1);
+        let (fd, interest, handle) = &ready[0];
+        assert_eq!(
+            (*fd, *interest, handle.id(), woken),
+            (5, Interest::Read, 7, 0)
+        );
+        // Another descriptor's readiness queues nothing.
+        let (ready, _) = iteration(&mut table, &mut selector, &[readable(6)]);
+        assert!(ready.is_empty());
+
+        // Level-triggered: the dispatched descriptor was re-armed before that select...
+        assert_eq!(selector.calls(), ["reregister 5 read"]);
+        // ... and is not once a read saw `WouldBlock`: the next edge will come by itself.
+        iteration(&mut table, &mut selector, &[readable(5)]);
+        table.would_block(5, Interest::Read);
+        iteration(&mut table, &mut selector, &[]);
+        assert!(selector.calls().is_empty(), "seen not ready: no re-arm");
+
+        // A writer joins: the registration is widened, never narrowed.
+        let writer = Handle::new_repeating(8, |_: &()| {});
+        drop(table.add(&mut selector, 5, Interest::Write, Waiter::Callback(writer)));
+        assert_eq!(selector.calls(), ["reregister 5 read+write"]);
+        drop(table.remove(&mut selector, 5, Interest::Write, false));
+        assert!(selector.calls().is_empty(), "the reader still waits");
+
+        // Removed (asyncio's `remove_reader`): deregistered at once.
+        assert!(
+            table
+                .remove(&mut selector, 5, Interest::Read, false)
+                .is_some()
+        );
+        assert_eq!(selector.calls(), ["deregister 5"]);
+        assert!(selector.registered.is_empty());
+        assert_eq!(table.waiters(), 0);
+        let (ready, _) = iteration(&mut table, &mut selector, &[readable(5)]);
+        assert!(ready.is_empty(), "an event after the removal is ignored");
+    }
+
+    #[test]
+    fn an_error_wakes_both_directions_and_a_cancelled_reader_is_removed() {
+        let (mut selector, mut table) = (FakeSelector::default(), Table::default());
+        drop(table.add(&mut selector, 3, Interest::Write, super::tests::task()));
+        let reader = Handle::new_repeating(1, |_: &()| {});
+        drop(table.add(
+            &mut selector,
+            3,
+            Interest::Read,
+            Waiter::Callback(reader.clone()),
+        ));
+        reader.cancel();
+        let error = Readiness {
+            fd: 3,
+            error: true,
+            ..Readiness::default()
+        };
+        let (ready, woken) = iteration(&mut table, &mut selector, &[error]);
+        assert!(ready.is_empty(), "the cancelled reader is not queued");
+        assert_eq!(woken, 1, "the writing task is woken, to meet the error");
+        assert!(!table.has(3, Interest::Read) && table.has(3, Interest::Write));
+        assert_eq!(table.waiters(), 1);
+    }
+
+    #[test]
+    fn a_wait_on_a_kept_registration_is_checked_and_registered_afresh_if_forgotten() {
+        let (mut selector, mut table) = (FakeSelector::default(), Table::default());
+        // A socket operation waited and ended: its registration is kept until the select.
+        drop(table.add(&mut selector, 4, Interest::Read, super::tests::task()));
+        drop(table.remove(&mut selector, 4, Interest::Read, true));
+        assert_eq!(selector.calls(), ["register 4 read"]);
+        // Its socket is closed, and a new one gets number 4 before the next select; the
+        // next operation on it waits, and pays nothing yet.
+        selector.close(4);
+        drop(table.wait(&mut selector, 4, Interest::Read, Waker::noop()));
+        assert!(
+            selector.calls().is_empty(),
+            "no system call to start waiting"
+        );
+        // The loop is about to sleep: the check finds the number forgotten and registers
+        // the new socket; the task still waits, for its edge.
+        let mut wake = Vec::new();
+        assert_eq!(table.check_waits(&mut selector, true, &mut wake), 1);
+        assert_eq!(selector.calls(), ["reregister 4 read", "register 4 read"]);
+        assert!(wake.is_empty() && table.has(4, Interest::Read));
+        let (_, woken) = iteration(&mut table, &mut selector, &[readable(4)]);
+        assert_eq!(woken, 1, "the new socket's edge ends the wait");
     }
 }
