@@ -110,6 +110,8 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::selector", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
+    ("events::handle::repeating", 2), // a child module reads its parent's private fields
+    ("events::handle::reused", 2),
     ("event_loop::timers", 2),
     ("parts::io_table", 2),
     ("parts::self_pipe", 2),
