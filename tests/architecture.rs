@@ -116,6 +116,12 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::io_table", 2),
     ("parts::self_pipe", 2),
     ("parts::signal_table", 2),
+    ("parts::io_table::level", 3),
+    ("parts::io_table::reuse", 3),
+    ("parts::io_table::release", 3),
+    ("parts::io_table::checks", 3),
+    ("parts::io_table::drained", 3),
+    ("parts::io_table::close", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),

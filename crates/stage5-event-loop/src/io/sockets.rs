@@ -20,8 +20,9 @@
 //! never lost: it comes with an edge, one iteration later.
 //!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
-//! every call; here waits keep the registration (`io_table.rs`). The names are asyncio's;
-//! stage 4's `recv`/`send`/`accept` still work on this loop too (`bridge.rs`).
+//! every call; here waits keep the registration (`parts/io_table/release.rs`). The names
+//! are asyncio's; stage 4's `recv`/`send`/`accept` still work on this loop too
+//! (`bridge.rs`).
 
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
