@@ -1,7 +1,8 @@
 //! The rules ARCHITECTURE.md promises, checked: every source file of a stage or of the
 //! scaffold names its book chapter and seed section; no source file is over 300 lines
 //! without saying why; each stage depends only on earlier stages; stage 5's modules import
-//! only downward, layer by layer; every anchor in the code is included somewhere in the book.
+//! only downward, layer by layer, and folder by folder; every anchor in the code is included
+//! somewhere in the book.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -108,14 +109,22 @@ fn each_stage_depends_only_on_earlier_stages() {
 /// Stage 5's modules, bottom up. A module may import only modules of a lower layer.
 const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("errors", 0),
-    ("event_loop::handle", 1),
-    ("io::selector", 1),
-    ("futures::registry", 1),
-    ("futures::current", 1),
+    ("events::handle", 1),
+    ("parts::selector", 1),
+    ("parts::registry", 1),
+    ("parts::current", 1),
+    ("events::handle::repeating", 2), // a child module reads its parent's private fields
+    ("events::handle::reused", 2),
     ("event_loop::timers", 2),
-    ("io::io_table", 2),
-    ("io::self_pipe", 2),
-    ("io::signal_table", 2),
+    ("parts::io_table", 2),
+    ("parts::self_pipe", 2),
+    ("parts::signal_table", 2),
+    ("parts::io_table::level", 3),
+    ("parts::io_table::reuse", 3),
+    ("parts::io_table::release", 3),
+    ("parts::io_table::checks", 3),
+    ("parts::io_table::drained", 3),
+    ("parts::io_table::close", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),
@@ -137,7 +146,9 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("io::sockets", 9),
     ("io::server", 9),
     ("bridge", 10),
-    ("futures", 11), // folders' mod.rs: they only declare their modules
+    ("events", 11), // folders' mod.rs: they only declare their modules
+    ("parts", 11),
+    ("futures", 11),
     ("io", 11),
 ];
 // ANCHOR_END: layers
@@ -162,8 +173,10 @@ fn crate_paths(code: &str) -> Vec<String> {
             let close = after[end..].find('}').map_or(after.len(), |j| end + j);
             for item in after[end + 1..close].split(',') {
                 let item: String = item.split_whitespace().collect();
-                if !item.is_empty() {
-                    paths.push(format!("{prefix}::{item}"));
+                match (prefix.is_empty(), item.is_empty()) {
+                    (_, true) => {}
+                    (true, false) => paths.push(item), // `use crate::{a::X, b}`
+                    (false, false) => paths.push(format!("{prefix}::{item}")),
                 }
             }
         } else {
@@ -195,12 +208,12 @@ fn module_of<'a>(path: &str, layers: &BTreeMap<&'a str, u32>) -> Option<&'a str>
     })
 }
 
-#[test]
-fn stage5_modules_import_only_downward() {
-    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+/// Stage 5's modules, as paths from the crate root (`event_loop::run_once`; a folder's
+/// `mod.rs` is the folder), each with its code before its unit tests. The crate root is
+/// left out: it re-exports everything, and is the top.
+fn stage5_modules() -> Vec<(String, String)> {
     let src = root().join("crates/stage5-event-loop/src");
-    let mut seen = BTreeSet::new();
-    let mut upward = Vec::new();
+    let mut modules = Vec::new();
     for file in rust_files(&src) {
         let relative = file.strip_prefix(&src).unwrap().with_extension("");
         let mut parts: Vec<String> = relative
@@ -211,15 +224,25 @@ fn stage5_modules_import_only_downward() {
             parts.pop();
         }
         let module = parts.join("::");
-        if module == "lib" {
-            continue; // the crate root re-exports everything: it is the top
+        if module != "lib" {
+            let text = fs::read_to_string(&file).unwrap();
+            modules.push((module, code(&text).to_owned()));
         }
+    }
+    modules
+}
+
+#[test]
+fn stage5_modules_import_only_downward() {
+    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+    let mut seen = BTreeSet::new();
+    let mut upward = Vec::new();
+    for (module, code) in stage5_modules() {
         let Some(&layer) = layers.get(module.as_str()) else {
             panic!("{module} is not in STAGE5_LAYERS: give it a layer");
         };
         seen.insert(module.clone());
-        let text = fs::read_to_string(&file).unwrap();
-        for path in crate_paths(&absolute(code(&text), &module)) {
+        for path in crate_paths(&absolute(&code, &module)) {
             let Some(target) = module_of(&path, &layers) else {
                 upward.push(format!(
                     "{module}: `crate::{path}` goes through the crate root"
@@ -243,16 +266,95 @@ fn stage5_modules_import_only_downward() {
     );
 }
 
+// ANCHOR: folders
+/// Stage 5's folders (and the files beside them, `errors.rs`, `bridge.rs`), bottom up, as
+/// ARCHITECTURE.md lists them: a module imports only from its own folder or an earlier one.
+const STAGE5_FOLDERS: &[&str] = &[
+    "errors",
+    "events",
+    "parts",
+    "event_loop",
+    "futures",
+    "io",
+    "bridge",
+];
+// ANCHOR_END: folders
+
+/// The imports in `code`, of module `module`, that reach a folder later in
+/// [`STAGE5_FOLDERS`] than the module's own (a module's folder is the first segment of its
+/// path), or no folder at all.
+fn upward_folder_imports(module: &str, code: &str) -> Vec<String> {
+    let folder = |path: &str| {
+        let first = path.split("::").next().unwrap_or_default();
+        STAGE5_FOLDERS.iter().position(|f| *f == first)
+    };
+    let Some(own) = folder(module) else {
+        return vec![format!("{module} is in no folder of STAGE5_FOLDERS")];
+    };
+    crate_paths(&absolute(code, module))
+        .into_iter()
+        .filter_map(|path| match folder(&path) {
+            Some(target) if target <= own => None,
+            Some(target) => Some(format!(
+                "{module} (in {}) imports {path} (in {})",
+                STAGE5_FOLDERS[own], STAGE5_FOLDERS[target]
+            )),
+            None => Some(format!("{module}: `crate::{path}` is in no folder")),
+        })
+        .collect()
+}
+
+#[test]
+fn stage5_folders_import_only_from_folders_below() {
+    let upward: Vec<String> = stage5_modules()
+        .iter()
+        .flat_map(|(module, code)| upward_folder_imports(module, code))
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "imports from a later folder:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_check_refuses_an_upward_import() {
+    // A part that named the loop would make `parts/` import from `event_loop/`, above it.
+    let code = "use crate::events::handle::Handle;\nuse crate::event_loop::EventLoop;";
+    assert_eq!(
+        upward_folder_imports("parts::io_table", code),
+        ["parts::io_table (in parts) imports event_loop::EventLoop (in event_loop)"]
+    );
+    // The same import is fine from a folder above the loop, and from the loop itself.
+    assert!(upward_folder_imports("io::sockets", code).is_empty());
+    assert!(upward_folder_imports("event_loop::run_once", code).is_empty());
+    // Through `super::`, and in a group.
+    assert_eq!(
+        upward_folder_imports("events", "use super::futures::Future;"),
+        ["events (in events) imports futures::Future (in futures)"]
+    );
+    assert_eq!(
+        upward_folder_imports("parts", "use crate::{errors::Error, io::sockets::Done};"),
+        ["parts (in parts) imports io::sockets::Done (in io)"]
+    );
+    assert_eq!(
+        upward_folder_imports("timers", "use crate::errors::Error;"),
+        ["timers is in no folder of STAGE5_FOLDERS"]
+    );
+}
+
 #[test]
 fn the_import_parser_sees_groups_and_paths() {
     let paths = crate_paths(
-        "use crate::event_loop::{EventLoop, handle::Handle};\nfn f() { crate::errors::catch(); } // crate::x",
+        "use crate::event_loop::{EventLoop, timers::Scheduled};\nuse crate::{errors::Error, io};\nfn f() { crate::errors::catch(); } // crate::x",
     );
     assert_eq!(
         paths,
         [
             "event_loop::EventLoop",
-            "event_loop::handle::Handle",
+            "event_loop::timers::Scheduled",
+            "errors::Error",
+            "io",
             "errors::catch"
         ]
     );
@@ -263,8 +365,8 @@ fn the_import_parser_sees_groups_and_paths() {
     assert_eq!(absolute("super::errors::X", "io"), "crate::errors::X");
     let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
     assert_eq!(
-        module_of("event_loop::handle::Handle", &layers),
-        Some("event_loop::handle")
+        module_of("events::handle::Handle", &layers),
+        Some("events::handle")
     );
     assert_eq!(
         module_of("event_loop::EventLoop", &layers),

@@ -24,7 +24,7 @@ use stage4::{Interest, WaitIo};
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::io_table::Waiter;
+use crate::parts::io_table::Waiter;
 
 // ANCHOR: schedule
 impl Schedule for EventLoop {

@@ -14,16 +14,18 @@
 //! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers, and
 //! socket operations as futures.
 //!
-//! The modules are layered as the chapters are, and import only downward:
+//! The modules are layered as the chapters are, and import only downward; their folders
+//! follow the layers, so no folder imports from a folder above it:
 //!
-//! | layer | modules | chapter |
+//! | folder | modules | chapter |
 //! | --- | --- | --- |
-//! | foundations | [`errors`], `event_loop::handle`, `event_loop::timers`, `io::selector`, `futures::registry` | 5, 6, 7 |
-//! | loop-agnostic parts | `io::io_table`, `io::self_pipe`, `io::signal_table` | 7 |
-//! | the loop | [`event_loop`]: state, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
-//! | futures and tasks | [`futures`]: future, waker, task, runners, sleep, queue, combinators | 6 |
-//! | the loop's faces | [`io`]: readers, threads, signals, sockets, server | 7 |
-//! | the bridge | [`bridge`]: stages 1 to 4's traits on this loop | 5 |
+//! | [`errors`] | `Error`, `catch` | 5 |
+//! | [`events`] | `handle`: asyncio's `events.py`, `Handle`, `TimerHandle` | 5 |
+//! | [`parts`] | what the loop owns and knows nothing of it: `selector`, `io_table`, `self_pipe`, `signal_table`, `registry`, `current` | 5, 6, 7 |
+//! | [`event_loop`] | state, timers, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
+//! | [`futures`] | future, waker, task, runners, sleep, queue, combinators | 6 |
+//! | [`io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
+//! | [`bridge`] | stages 1 to 4's traits on this loop | 5 |
 //!
 //! What it reuses: stage 1's `Schedule` trait and `TimerHeap` (the loop's timer heap is
 //! stage 1's, tie-breaker included); stage 4's `Interest` and its `WaitIo` trait; the clock,
@@ -54,8 +56,10 @@ macro_rules! loop_trace {
 pub mod bridge;
 pub mod errors;
 pub mod event_loop;
+pub mod events;
 pub mod futures;
 pub mod io;
+pub mod parts;
 
 pub use errors::{Error, QueueFull};
 pub use event_loop::{
@@ -68,9 +72,9 @@ pub use futures::queue::Queue;
 pub use futures::runners::run;
 pub use futures::sleep::{Sleep, sleep};
 pub use futures::task::Task;
-pub use io::selector::SelectorStats;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
+pub use parts::selector::SelectorStats;
 pub use stage4::Interest;
 
 pub use scaffold::{Clock, Options, RealClock, VirtualClock, say, transcript};

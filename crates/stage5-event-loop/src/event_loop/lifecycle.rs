@@ -20,7 +20,7 @@ use std::cell::Cell;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle};
-use crate::io::self_pipe::Remote;
+use crate::parts::self_pipe::Remote;
 
 impl EventLoop {
     // ANCHOR: run_forever

@@ -19,8 +19,8 @@
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`.
 //!
-//! Below them, and knowing nothing of the loop: `handle.rs` and `timers.rs` here, and
-//! chapter 7's I/O table, self-pipe and signal table in `io/`.
+//! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
+//! and chapter 7's I/O table, self-pipe and signal table in `parts/`.
 //!
 //! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
 //! including callbacks added while draining, and checked timers only when it ran dry, so a
@@ -40,13 +40,13 @@ use std::task::Waker;
 use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
-use crate::futures::registry::{Step, TaskRegistry};
-use crate::io::io_table::{IoTable, Ready};
-use crate::io::selector::Selector;
-use crate::io::self_pipe::{self, RemoteQueue, SelfPipe};
-use crate::io::signal_table::SignalTable;
+use crate::events::handle;
+use crate::parts::io_table::{IoTable, Ready};
+use crate::parts::registry::{Step, TaskRegistry};
+use crate::parts::selector::Selector;
+use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
+use crate::parts::signal_table::SignalTable;
 
-pub mod handle;
 pub(crate) mod timers;
 
 mod exceptions;

@@ -20,7 +20,7 @@ use scaffold::Event;
 use crate::event_loop::lifecycle::Running;
 use crate::event_loop::scheduling::clamped;
 use crate::event_loop::{EventLoop, Handle, Level};
-use crate::io::self_pipe::Remote;
+use crate::parts::self_pipe::Remote;
 
 /// The longest a single `select` waits, even if the next timer is further away (CPython's
 /// `MAXIMUM_SELECT_TIMEOUT`, 24 hours).

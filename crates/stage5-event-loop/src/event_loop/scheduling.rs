@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle, TimerHandle};
-use crate::futures::registry::Step;
+use crate::parts::registry::Step;
 
 impl EventLoop {
     // ANCHOR: call_soon

@@ -30,9 +30,9 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::io_table::{Done, Waiter};
-use crate::io::selector::SelectorStats;
-use crate::io::self_pipe::RemoteQueue;
+use crate::parts::io_table::{Done, Waiter};
+use crate::parts::selector::SelectorStats;
+use crate::parts::self_pipe::RemoteQueue;
 
 /// How long the loop sleeps, with tasks waiting on unchecked registrations, before it checks
 /// them and sleeps on (`select_io`).

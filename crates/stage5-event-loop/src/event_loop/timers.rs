@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 use stage1::TimerHeap;
 
-use crate::event_loop::handle::{Handle, TimerHandle};
+use crate::events::handle::{Handle, TimerHandle};
 
 /// Below this many scheduled timers the heap is never rebuilt (CPython's
 /// `_MIN_SCHEDULED_TIMER_HANDLES`).

@@ -22,7 +22,7 @@ use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
-use crate::futures::current::awaiting_several;
+use crate::parts::current::awaiting_several;
 
 /// Which of [`first_of`]'s two futures finished first, with its output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

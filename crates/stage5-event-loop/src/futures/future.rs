@@ -34,8 +34,8 @@ use std::task::{Context, Poll, Waker};
 use crate::errors::Error;
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
-use crate::futures::current::{self, Cancel, Verdict};
-use crate::futures::registry::Step;
+use crate::parts::current::{self, Cancel, Verdict};
+use crate::parts::registry::Step;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
 pub struct Future<T> {

@@ -3,12 +3,11 @@
 //!
 //! Everything in asyncio that waits is a future with done callbacks; a task is a future
 //! that drives a coroutine, one step per `call_soon`. This folder builds them on chapter
-//! 5's loop, bottom up:
+//! 5's loop, bottom up, on two parts below the loop, in [`parts`](crate::parts): the
+//! table of live tasks (`registry`) and the task whose step runs now (`current`).
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
-//! | `registry` | the loop's table of live tasks, by key | `tasks._all_tasks` |
-//! | `current` | the task whose step runs now, for the trace | `tasks.current_task()` |
 //! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
 //! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
 //! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
@@ -22,11 +21,9 @@
 //! leaving the scheduler's `current` slot, and was put back by whoever it waited for.
 
 pub mod combinators;
-pub(crate) mod current;
 pub mod first_of;
 pub mod future;
 pub mod queue;
-pub(crate) mod registry;
 pub mod runners;
 pub mod sleep;
 pub mod task;

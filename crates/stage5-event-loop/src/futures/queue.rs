@@ -25,8 +25,8 @@ use crate::errors::{Error, QueueFull};
 use crate::event_loop::EventLoop;
 use scaffold::Event;
 
-use crate::futures::current::current_task;
 use crate::futures::future::Future;
+use crate::parts::current::current_task;
 
 /// A FIFO queue for tasks, bounded if `maxsize > 0`. Cloning gives another handle to the
 /// same queue.

@@ -27,10 +27,10 @@ use scaffold::{Event, Id};
 
 use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
-use crate::futures::current::Waits;
 use crate::futures::future::{Canceller, Future};
-use crate::futures::registry::{Step, TaskKey};
 use crate::futures::waker::{TaskWaker, schedule_step};
+use crate::parts::current::Waits;
+use crate::parts::registry::{Step, TaskKey};
 
 /// A task: a Rust future the loop drives, and the [`Future`] of its output (it derefs to
 /// it: `done()`, `result()`, `cancel()`, `add_done_callback()` are the future's). Awaiting

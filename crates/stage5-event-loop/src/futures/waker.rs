@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
-use crate::event_loop::handle::Call;
-use crate::futures::registry::{Step, TaskKey};
-use crate::io::self_pipe::{Remote, RemoteQueue};
+use crate::events::handle::Call;
+use crate::parts::registry::{Step, TaskKey};
+use crate::parts::self_pipe::{Remote, RemoteQueue};
 
 // ANCHOR: waker
 /// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe

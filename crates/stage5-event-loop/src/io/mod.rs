@@ -3,18 +3,13 @@
 //!
 //! asyncio layers its loops: `BaseEventLoop` (chapter 5), then `BaseSelectorEventLoop`,
 //! which adds the selector, readers and writers, the self-pipe and the `sock_*`
-//! operations, then the Unix loop, which adds signals. Here the first four modules below
-//! are the parts the event loop owns, which know nothing of it: the selector, and three
-//! generic over the loop whose callbacks they hold (the I/O table, the self-pipe's queue,
-//! the signal table); the rest are the loop's faces, `impl EventLoop` blocks that use
-//! them.
+//! operations, then the Unix loop, which adds signals. The parts the event loop owns for
+//! them, which know nothing of it (the selector, the I/O table, the self-pipe's queue, the
+//! signal table), are below the loop, in [`parts`](crate::parts); the modules here are the
+//! loop's faces, `impl EventLoop` blocks that use them.
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
-//! | [`selector`] | the selector step 3 waits on, its counters | `selectors.DefaultSelector` |
-//! | `io_table` | who waits on which descriptor; level-triggered on edge-triggered mio | `_readers`, `_writers`, `_process_events` |
-//! | `self_pipe` | the self-pipe and the queue other threads fill | `_make_self_pipe`, `_write_to_self` |
-//! | `signal_table` | OS-level signal actions | `signal.set_wakeup_fd` |
 //! | [`readers`] | `add_reader`, `add_writer`, ... | `add_reader` |
 //! | [`threads`] | `LoopHandle`, `call_soon_threadsafe` | `call_soon_threadsafe` |
 //! | [`signals`] | `add_signal_handler`, `remove_signal_handler` | `unix_events.add_signal_handler` |
@@ -25,12 +20,8 @@
 //! loop keeps registrations, serves callbacks and tasks alike, and can be woken by other
 //! threads and by signals.
 
-pub(crate) mod io_table;
 pub mod readers;
-pub mod selector;
-pub(crate) mod self_pipe;
 pub mod server;
-pub(crate) mod signal_table;
 pub mod signals;
 pub mod sockets;
 pub mod threads;

@@ -19,7 +19,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::io_table::Waiter;
+use crate::parts::io_table::Waiter;
 
 impl EventLoop {
     // ANCHOR: add_reader

@@ -20,7 +20,7 @@
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io::signal_table::check_signal;
+use crate::parts::signal_table::check_signal;
 
 // ANCHOR: add_signal_handler
 impl EventLoop {

@@ -20,8 +20,9 @@
 //! never lost: it comes with an edge, one iteration later.
 //!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
-//! every call; here waits keep the registration (`io_table.rs`). The names are asyncio's;
-//! stage 4's `recv`/`send`/`accept` still work on this loop too (`bridge.rs`).
+//! every call; here waits keep the registration (`parts/io_table/release.rs`). The names
+//! are asyncio's; stage 4's `recv`/`send`/`accept` still work on this loop too
+//! (`bridge.rs`).
 
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -35,8 +36,8 @@ use stage4::Interest;
 use scaffold::Event;
 
 use crate::event_loop::EventLoop;
-use crate::futures::current::current_task;
-pub use crate::io::io_table::Done;
+use crate::parts::current::current_task;
+pub use crate::parts::io_table::Done;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try

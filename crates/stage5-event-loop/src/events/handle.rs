@@ -13,9 +13,10 @@
 //! the queue (an `Rc`), so the caller can cancel it, and the loop skips it when its turn
 //! comes.
 //!
-//! Chapter 7 adds the handles of readers and writers (`add_reader`, `add_writer`): asyncio
-//! runs the same `Handle` every time its file descriptor is ready, so their callback is an
-//! `FnMut` that stays in the handle until it is cancelled (a *repeating* handle).
+//! Two kinds of handle have a file of their own, as children of this one, which read the
+//! header's private fields: `repeating.rs`, the handles of readers, writers and signal
+//! handlers (chapter 7), whose callback runs again every time; and `reused.rs`, the handles
+//! of a task's steps, used again and again, for speed, not for asyncio ("Going further").
 //!
 //! A handle is generic over the loop `L` its callback receives, as stage 1's `Callback<S>`
 //! is generic over its scheduler: this file is the bottom of the loop and knows nothing of
@@ -26,21 +27,15 @@
 //! `Rc<HandleInner<Cell<Option<F>>>>` coerces to `Rc<HandleInner<dyn Slot>>`, so the queue
 //! stores one pointer per callback whatever the closure's type (a fat one: the address and
 //! the slot's vtable, two words).
-//!
-//! And no allocation at all for what the loop schedules most: a task's next step. asyncio
-//! makes a new `Handle` for every `call_soon(self.__step)`; `Reused` keeps the handles
-//! of steps, and gives one whose run is over (nobody else holds it) a new number and the
-//! next task to step. That is for speed, not for asyncio: the trace is unchanged, and the
-//! book tells why in "Going further", "Making the loop fast".
-//!
-//! The file is over 300 lines because the three kinds of handle (one-shot, repeating,
-//! reused) share one header, whose fields stay private to this file.
 
 use std::cell::Cell;
-use std::collections::VecDeque;
 use std::fmt;
-use std::marker::PhantomData;
 use std::rc::{Rc, Weak};
+
+mod repeating;
+pub(crate) mod reused;
+
+pub(crate) use reused::{Call, Reused};
 
 // ANCHOR: handle
 /// A callback scheduled with `call_soon` (or a timer's callback once it is due), which the
@@ -91,49 +86,6 @@ impl<S> HandleInner<S> {
     }
 }
 
-/// The slot of a reader's or writer's handle: the callback runs every time, and goes back
-/// into the slot after each run, even one that panicked (asyncio keeps a reader whose
-/// callback raised), unless the handle was cancelled meanwhile (a reader that removes
-/// itself).
-struct Repeating<F> {
-    callback: Cell<Option<F>>,
-    cleared: Cell<bool>,
-}
-
-/// Puts the callback back when the run ends, by returning or by unwinding.
-struct PutBack<'a, F> {
-    slot: &'a Repeating<F>,
-    callback: Option<F>,
-}
-
-impl<F> Drop for PutBack<'_, F> {
-    fn drop(&mut self) {
-        if !self.slot.cleared.get() {
-            self.slot.callback.set(self.callback.take());
-        }
-    }
-}
-
-impl<L, F: FnMut(&L)> Slot<L> for Repeating<F> {
-    fn run(&self, lp: &L) {
-        let callback = self.callback.take();
-        if callback.is_some() {
-            let mut running = PutBack {
-                slot: self,
-                callback,
-            };
-            if let Some(callback) = running.callback.as_mut() {
-                callback(lp);
-            }
-        }
-    }
-
-    fn clear(&self) {
-        self.cleared.set(true);
-        drop(self.callback.take());
-    }
-}
-
 impl<L> Clone for Handle<L> {
     fn clone(&self) -> Self {
         Handle {
@@ -151,18 +103,6 @@ impl<L: 'static> Handle<L> {
     ) -> Handle<L> {
         Handle {
             inner: Rc::new(HandleInner::new(id, when, Cell::new(Some(callback)))),
-        }
-    }
-
-    /// A handle whose callback runs each time the loop runs the handle, until it is
-    /// cancelled: a reader's, a writer's or a signal handler's.
-    pub(crate) fn new_repeating(id: u64, callback: impl FnMut(&L) + 'static) -> Handle<L> {
-        let slot = Repeating {
-            callback: Cell::new(Some(callback)),
-            cleared: Cell::new(false),
-        };
-        Handle {
-            inner: Rc::new(HandleInner::new(id, None, slot)),
         }
     }
 }
@@ -232,86 +172,6 @@ impl<L> fmt::Debug for Handle<L> {
         fmt::Display::fmt(self, f)
     }
 }
-
-// ANCHOR: reused
-/// What a reused handle calls (a task's step): it is handed itself, and the loop.
-pub(crate) trait Call<L> {
-    /// Run, giving up this reference.
-    fn call(self: Rc<Self>, lp: &L);
-}
-
-/// The slot of a reused handle: whom to call, until the run.
-struct CallSlot<C: ?Sized>(Cell<Option<Rc<C>>>);
-
-impl<L, C: ?Sized + Call<L>> Slot<L> for CallSlot<C> {
-    fn run(&self, lp: &L) {
-        if let Some(callee) = self.0.take() {
-            callee.call(lp);
-        }
-    }
-
-    fn clear(&self) {
-        drop(self.0.take());
-    }
-}
-
-type ReusedInner<C> = Rc<HandleInner<CallSlot<C>>>;
-
-/// The handles of one kind of call (a task's step), used again and again.
-pub(crate) struct Reused<L, C: ?Sized> {
-    spare: Vec<ReusedInner<C>>,
-    lent: VecDeque<ReusedInner<C>>, // handed out, oldest first
-    of: PhantomData<fn(&L)>,
-}
-
-impl<L, C: ?Sized> Default for Reused<L, C> {
-    fn default() -> Self {
-        Reused {
-            spare: Vec::new(),
-            lent: VecDeque::new(),
-            of: PhantomData,
-        }
-    }
-}
-
-impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
-    /// A handle numbered `id` that calls `callee`: a spare one, or a new one. Each call
-    /// looks at the oldest handle handed out: spare again if nobody holds it any more
-    /// (its run is over), else to the back of the line. So there are never many more
-    /// handles than were queued at once.
-    pub fn handle(&mut self, id: u64, callee: Rc<C>) -> Handle<L> {
-        if let Some(oldest) = self.lent.pop_front() {
-            match Rc::strong_count(&oldest) {
-                1 => self.spare.push(oldest),
-                _ => self.lent.push_back(oldest),
-            }
-        }
-        let inner = match self.spare.pop() {
-            Some(inner) => {
-                inner.id.set(id);
-                inner.cancelled.set(false);
-                inner.slot.0.set(Some(callee));
-                inner
-            }
-            None => Rc::new(HandleInner::new(
-                id,
-                None,
-                CallSlot(Cell::new(Some(callee))),
-            )),
-        };
-        self.lent.push_back(inner.clone());
-        Handle { inner }
-    }
-
-    /// Forget every handle, and whom the queued ones would call (the loop closes).
-    pub fn clear(&mut self) -> Vec<Rc<C>> {
-        self.spare.clear();
-        let callees = self.lent.iter().filter_map(|h| h.slot.0.take()).collect();
-        self.lent.clear();
-        callees
-    }
-}
-// ANCHOR_END: reused
 
 // ANCHOR: timer_handle
 /// A callback scheduled for a time (`call_later`, `call_at`), as its caller holds it. The
@@ -406,26 +266,6 @@ mod tests {
     }
 
     #[test]
-    fn a_repeating_handle_survives_a_panic_but_not_a_cancel() {
-        let lp = ();
-        let count = Rc::new(RefCell::new(0));
-        let c = count.clone();
-        let handle = Handle::new_repeating(3, move |_: &()| {
-            *c.borrow_mut() += 1;
-            if *c.borrow() == 2 {
-                panic!("second run");
-            }
-        });
-        handle.run(&lp);
-        assert!(crate::errors::catch(|| handle.run(&lp)).is_err());
-        handle.run(&lp);
-        assert_eq!(*count.borrow(), 3, "the panic did not lose the callback");
-        handle.cancel();
-        handle.run(&lp);
-        assert_eq!(*count.borrow(), 3);
-    }
-
-    #[test]
     fn cancel_drops_the_callback_at_once() {
         let witness = Rc::new(());
         let w = witness.clone();
@@ -436,39 +276,6 @@ mod tests {
         assert!(handle.cancelled());
         assert_eq!(Rc::strong_count(&witness), 1);
         assert_eq!(handle.to_string(), "<TimerHandle c2 when=1.500 cancelled>");
-    }
-
-    struct Counted(Cell<u32>);
-
-    impl Call<()> for Counted {
-        fn call(self: Rc<Self>, _: &()) {
-            self.0.set(self.0.get() + 1);
-        }
-    }
-
-    #[test]
-    fn a_reused_handle_is_used_again_only_once_nobody_holds_it() {
-        let mut reused: Reused<(), Counted> = Reused::default();
-        let callee = Rc::new(Counted(Cell::new(0)));
-        let first = reused.handle(7, callee.clone());
-        assert_eq!(first.to_string(), "<Handle c7>");
-        first.run(&());
-        first.run(&());
-        assert_eq!(callee.0.get(), 1, "one run per filling");
-        let held = first.clone();
-        drop(first);
-        // The oldest is still held (an exception handler was given it): a new one.
-        let second = reused.handle(8, callee.clone());
-        assert_eq!((held.id(), second.id()), (7, 8));
-        drop((held, second));
-        let third = reused.handle(9, callee.clone());
-        assert_eq!(reused.spare.len() + reused.lent.len(), 2, "one used again");
-        third.run(&());
-        assert_eq!((third.id(), callee.0.get()), (9, 2));
-        let queued = reused.handle(10, callee.clone());
-        assert_eq!(reused.clear().len(), 1, "the queued one's callee");
-        queued.run(&());
-        assert_eq!(callee.0.get(), 2, "cleared: it calls nobody");
     }
 
     #[test]

@@ -33,7 +33,7 @@ use signal_hook::low_level;
 use socket2::Socket;
 
 use crate::errors::Error;
-use crate::event_loop::handle::Handle;
+use crate::events::handle::Handle;
 
 /// One signal a loop handles.
 struct SignalHandler<L> {
