@@ -123,6 +123,9 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::run_once", 5),
     ("futures::future", 6),
     ("futures::waker", 6),
+    ("futures::future::awaiting", 7), // future.rs's children read its state
+    ("futures::future::canceller", 7),
+    ("futures::future::report", 7),
     ("futures::task", 7),
     ("futures::runners", 8),
     ("futures::sleep", 8),
