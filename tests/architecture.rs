@@ -120,6 +120,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::exceptions", 4),
     ("event_loop::selector_loop", 4),
     ("event_loop::weak", 4),
+    ("event_loop::reuse", 4),
     ("event_loop::run_once", 5),
     ("futures::future", 6),
     ("futures::waker", 6),

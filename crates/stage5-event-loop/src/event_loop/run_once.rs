@@ -169,7 +169,7 @@ impl EventLoop {
             return;
         }
         let inner = &*self.inner;
-        let mut buffers = inner.io_ready.borrow_mut();
+        let mut buffers = self.dispatch_buffers();
         let (handles, wakers) = &mut *buffers;
         let selector = inner.selector.borrow();
         inner

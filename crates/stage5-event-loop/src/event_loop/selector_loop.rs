@@ -243,17 +243,6 @@ impl EventLoop {
         &self.inner.remote
     }
 
-    /// Run `read` on the loop's scratch buffer, at least `nbytes` long and cut to exactly
-    /// `nbytes`: `sock_recv` reads there, so an idle connection holds no buffer.
-    #[inline]
-    pub(crate) fn with_scratch<T>(&self, nbytes: usize, read: impl FnOnce(&mut [u8]) -> T) -> T {
-        let mut scratch = self.inner.scratch.borrow_mut();
-        if scratch.len() < nbytes {
-            scratch.resize(nbytes, 0);
-        }
-        read(&mut scratch[..nbytes])
-    }
-
     /// Handle `sig` with `handle`; returns the handler it replaces.
     pub(crate) fn install_signal_handler(
         &self,
