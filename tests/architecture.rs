@@ -122,6 +122,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::weak", 4),
     ("event_loop::reuse", 4),
     ("event_loop::run_once", 5),
+    ("event_loop::run_once::events", 5), // imports neither run_once nor anything of layer 5
     ("futures::future", 6),
     ("futures::waker", 6),
     ("futures::future::awaiting", 7), // future.rs's children read its state
