@@ -119,6 +119,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::lifecycle", 4),
     ("event_loop::exceptions", 4),
     ("event_loop::selector_loop", 4),
+    ("event_loop::selector_loop::wait_checks", 4), // imports nothing of layer 4
     ("event_loop::weak", 4),
     ("event_loop::reuse", 4),
     ("event_loop::run_once", 5),
