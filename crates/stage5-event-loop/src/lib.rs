@@ -29,7 +29,7 @@
 //! loop's timer heap is stage 1's, tie-breaker included); stage 4's `Interest` and its
 //! `WaitIo` trait. The loop implements `Schedule` and `WaitIo` ([`bridge`]), so stage 3's
 //! `Task`, stage 2's `sleep` and `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on
-//! it unchanged; chapter 5 opens with that.
+//! it unchanged; chapter 5 shows that once `run_once` is known.
 
 /// Report a step of the loop as one of stage 1's events, for `--trace` (a line prefixed with
 /// the loop's iteration, `[n]`) and `--timeline` (a mark in the picture). The event is
