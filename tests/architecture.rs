@@ -135,6 +135,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("futures::queue", 8),
     ("futures::combinators", 8),
     ("futures::first_of", 8),
+    ("futures::timeout", 9), // built on layer 8's first_of and sleep
     ("io::readers", 9),
     ("io::threads", 9),
     ("io::signals", 9),

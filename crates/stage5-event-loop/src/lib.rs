@@ -11,8 +11,8 @@
 //! that were ready).
 //! On top of it: [`Future`], [`Task`] with a real `Waker`, [`sleep()`], [`Queue`],
 //! [`gather`] and [`wait_for`]. Chapter 7 connects it to the outside world: readers and
-//! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers, and
-//! socket operations as futures.
+//! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers,
+//! socket operations as futures, and [`timeout`] for any of them.
 //!
 //! The modules are layered as the chapters are, and import only downward:
 //!
@@ -67,6 +67,7 @@ pub use futures::queue::Queue;
 pub use futures::runners::run;
 pub use futures::sleep::{Sleep, sleep};
 pub use futures::task::Task;
+pub use futures::timeout::timeout;
 pub use io::selector::SelectorStats;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
