@@ -21,7 +21,7 @@
 //! | foundations | [`errors`], `event_loop::handle`, `event_loop::timers`, `io::selector`, `futures::registry` | 5, 6, 7 |
 //! | loop-agnostic parts | `io::io_table`, `io::self_pipe`, `io::signal_table` | 7 |
 //! | the loop | [`event_loop`]: state, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
-//! | futures and tasks | [`futures`]: future, waker, task, runners, sleep, queue, combinators | 6 |
+//! | futures and tasks | [`futures`]: future, waker, task, runners, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
 //! | the loop's faces | [`io`]: readers, threads, signals, sockets, server | 7 |
 //! | the bridge | [`bridge`]: stages 1 to 4's traits on this loop | 5 |
 //!
