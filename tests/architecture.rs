@@ -1,8 +1,9 @@
 //! The rules ARCHITECTURE.md promises, checked: every source file of a stage or of the
 //! scaffold names its book chapter and seed section; no source file is over 300 lines
 //! without saying why; each stage depends only on earlier stages; stage 5's modules import
-//! only downward, layer by layer, and folder by folder; every anchor in the code is included
-//! somewhere in the book.
+//! only downward, layer by layer, and folder by folder (imports only: a method call is not
+//! an import); every anchor in the code is included somewhere in the book; ARCHITECTURE.md's
+//! index of `EventLoop`'s methods names the file of each (`UPDATE_METHOD_INDEX=1` rewrites it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -130,16 +131,23 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::lifecycle", 4),
     ("event_loop::exceptions", 4),
     ("event_loop::selector_loop", 4),
+    ("event_loop::selector_loop::wait_checks", 4), // imports nothing of layer 4
     ("event_loop::weak", 4),
+    ("event_loop::reuse", 4),
     ("event_loop::run_once", 5),
+    ("event_loop::run_once::events", 5), // imports neither run_once nor anything of layer 5
     ("futures::future", 6),
     ("futures::waker", 6),
+    ("futures::future::awaiting", 7), // future.rs's children read its state
+    ("futures::future::canceller", 7),
+    ("futures::future::report", 7),
     ("futures::task", 7),
     ("futures::runners", 8),
     ("futures::sleep", 8),
     ("futures::queue", 8),
     ("futures::combinators", 8),
     ("futures::first_of", 8),
+    ("futures::timeout", 9), // built on layer 8's first_of and sleep
     ("io::readers", 9),
     ("io::threads", 9),
     ("io::signals", 9),
@@ -411,4 +419,273 @@ fn every_anchor_in_the_code_is_included_in_the_book() {
         orphans.is_empty(),
         "anchors no chapter includes (include them, or remove them): {orphans:#?}"
     );
+}
+
+/// A method of `EventLoop`, as the index in ARCHITECTURE.md lists it: its name (a trait's
+/// as `Trait::name`), its visibility (`pub`, `pub(crate)`, ..., `private`, or `trait`),
+/// and its file under stage 5's `src/`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Method {
+    name: String,
+    visibility: String,
+    file: String,
+}
+
+impl Method {
+    /// The method's row in the index.
+    fn row(&self) -> String {
+        format!(
+            "| `{}` | {} | `{}` |",
+            self.name, self.visibility, self.file
+        )
+    }
+}
+
+/// The number of leading spaces of `line`.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The trait an `impl` header implements (`None` for an inherent impl) and the type it is
+/// for, generics and `where` clause left out: `impl<T> fmt::Debug for X<T> where ...`
+/// gives `(Some("fmt::Debug"), "X<T>")`.
+fn impl_header(header: &str) -> (Option<String>, String) {
+    let mut rest = header
+        .trim()
+        .strip_prefix("impl")
+        .unwrap_or(header)
+        .trim_start();
+    if rest.starts_with('<') {
+        let mut depth = 0;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                rest = rest[i + 1..].trim_start();
+                break;
+            }
+        }
+    }
+    let rest = rest.split(" where").next().unwrap_or(rest).trim();
+    match rest.split_once(" for ") {
+        Some((tr, ty)) => {
+            let tr = tr.split('<').next().unwrap_or(tr).trim();
+            (Some(tr.to_owned()), ty.trim().to_owned())
+        }
+        None => (None, rest.to_owned()),
+    }
+}
+
+/// The visibility and name of the `fn` that `item` (a line of an `impl` block, indentation
+/// removed) declares, if it declares one: `pub(crate) async fn wait(` gives
+/// `("pub(crate)", "wait")`.
+fn fn_item(item: &str) -> Option<(String, String)> {
+    let (visibility, rest) = match item.strip_prefix("pub") {
+        Some(rest) if rest.starts_with('(') => {
+            let close = rest.find(')')?;
+            (format!("pub{}", &rest[..=close]), &rest[close + 1..])
+        }
+        Some(rest) if rest.starts_with(' ') => ("pub".to_owned(), rest),
+        _ => ("private".to_owned(), item),
+    };
+    let mut rest = rest.trim_start();
+    for qualifier in ["const ", "async ", "unsafe "] {
+        rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    Some((visibility, rest[..end].to_owned()))
+}
+
+/// Every method of every `impl ... EventLoop` block in `code` (rustfmt's layout: an item
+/// of the block is indented four spaces more than its `impl`, which its `}` closes at the
+/// same indentation). Trait methods are named `Trait::name`, with visibility `trait`.
+fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut methods = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if !line.trim_start().starts_with("impl") {
+            i += 1;
+            continue;
+        }
+        let depth = indent(line);
+        let mut header = String::new();
+        while i < lines.len() {
+            header.push(' ');
+            header.push_str(lines[i].trim());
+            i += 1;
+            if header.ends_with('{') {
+                break;
+            }
+        }
+        let (tr, ty) = impl_header(header.trim_end_matches('{'));
+        if ty != "EventLoop" {
+            continue;
+        }
+        while i < lines.len() && !(indent(lines[i]) == depth && lines[i].trim() == "}") {
+            let item = lines[i];
+            if indent(item) == depth + 4
+                && let Some((visibility, name)) = fn_item(item.trim())
+            {
+                let (name, visibility) = match &tr {
+                    Some(tr) => (format!("{tr}::{name}"), "trait".to_owned()),
+                    None => (name, visibility),
+                };
+                methods.push(Method {
+                    name,
+                    visibility,
+                    file: file.to_owned(),
+                });
+            }
+            i += 1;
+        }
+    }
+    methods
+}
+
+/// Every method of `EventLoop` in stage 5's sources, by name.
+fn stage5_methods() -> BTreeMap<String, Method> {
+    let src = root().join("crates/stage5-event-loop/src");
+    let mut methods = BTreeMap::new();
+    for file in rust_files(&src) {
+        let name = file.strip_prefix(&src).unwrap().display().to_string();
+        for method in event_loop_methods(code(&fs::read_to_string(&file).unwrap()), &name) {
+            if let Some(other) = methods.insert(method.name.clone(), method.clone()) {
+                panic!("{} twice: {} and {}", method.name, other.file, method.file);
+            }
+        }
+    }
+    methods
+}
+
+const INDEX_BEGIN: &str = "<!-- method index: begin -->";
+const INDEX_END: &str = "<!-- method index: end -->";
+const INDEX_HEADER: &str = "| method | visibility | file |\n| --- | --- | --- |\n";
+
+/// The index's rows in `text` (ARCHITECTURE.md), by method name; a name listed twice is a
+/// problem.
+fn index_rows(text: &str, problems: &mut Vec<String>) -> BTreeMap<String, Method> {
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [_, name, visibility, file, _] = cells[..] else {
+            problems.push(format!("not a row of three cells: {line}"));
+            continue;
+        };
+        let method = Method {
+            name: name.trim_matches('`').to_owned(),
+            visibility: visibility.to_owned(),
+            file: file.trim_matches('`').to_owned(),
+        };
+        if rows.contains_key(&method.name) {
+            problems.push(format!("remove the second row of `{}`", method.name));
+        } else {
+            rows.insert(method.name.clone(), method);
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_method_index_in_architecture_md_is_true() {
+    let path = root().join("ARCHITECTURE.md");
+    let text = fs::read_to_string(&path).unwrap();
+    let (Some(begin), Some(end)) = (text.find(INDEX_BEGIN), text.find(INDEX_END)) else {
+        panic!("ARCHITECTURE.md has no `{INDEX_BEGIN}` ... `{INDEX_END}` around its method index");
+    };
+    let methods = stage5_methods();
+    assert!(methods.len() > 50, "found only {methods:#?}");
+    let table: String = methods.values().map(|m| m.row() + "\n").collect();
+    let table = format!("{INDEX_HEADER}{table}");
+    if std::env::var_os("PRINT_METHOD_INDEX").is_some() {
+        println!("{table}");
+    }
+    if std::env::var_os("UPDATE_METHOD_INDEX").is_some() && std::env::var_os("CI").is_none() {
+        let start = begin + INDEX_BEGIN.len();
+        let updated = format!("{}\n\n{table}\n{}", &text[..start], &text[end..]);
+        fs::write(&path, updated).expect("ARCHITECTURE.md is writable");
+        return;
+    }
+    let mut problems = Vec::new();
+    let listed = index_rows(&text[begin..end], &mut problems);
+    for (name, method) in &methods {
+        match listed.get(name) {
+            None => problems.push(format!("add    {}", method.row())),
+            Some(row) if row != method => problems.push(format!(
+                "fix    {}   (the table says: {})",
+                method.row(),
+                row.row()
+            )),
+            Some(_) => {}
+        }
+    }
+    for (name, row) in &listed {
+        if !methods.contains_key(name) {
+            problems.push(format!("remove {}   (no such method any more)", row.row()));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md's index of EventLoop's methods is not true:\n{}\n\
+         edit those rows, or rewrite the whole table: \
+         UPDATE_METHOD_INDEX=1 cargo test --test architecture method_index",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_method_index_parser_sees_inherent_and_trait_impls_of_event_loop_only() {
+    let code = "\
+impl EventLoop {
+    // A comment.
+    /// Doc.
+    pub fn run(&self) -> Result<(), Error> {
+        fn inner() {}
+        let s = \"fn not_a_method\";
+    }
+
+    pub(in crate::event_loop) async fn wait(&self) {}
+    fn helper<T>(&self) {}
+}
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {}
+}
+
+impl<F, T> Step<EventLoop> for TaskCore<F, T>
+where
+    F: Future,
+{
+    fn step(self: Rc<Self>, lp: &EventLoop) {}
+}
+
+impl Call<EventLoop> for dyn Step<EventLoop> {
+    fn call(self: Rc<Self>, lp: &EventLoop) {}
+}
+";
+    let found: Vec<(String, String)> = event_loop_methods(code, "f.rs")
+        .into_iter()
+        .map(|m| (m.name, m.visibility))
+        .collect();
+    let expected = [
+        ("run", "pub"),
+        ("wait", "pub(in crate::event_loop)"),
+        ("helper", "private"),
+        ("fmt::Debug::fmt", "trait"),
+    ];
+    assert_eq!(found, expected.map(|(n, v)| (n.to_owned(), v.to_owned())));
+    let mut problems = Vec::new();
+    let rows = index_rows(
+        "| method | visibility | file |\n| `run` | pub | `f.rs` |\n| `run` | pub | `g.rs` |",
+        &mut problems,
+    );
+    assert_eq!(rows["run"].file, "f.rs");
+    assert_eq!(problems, ["remove the second row of `run`"]);
 }

@@ -22,8 +22,8 @@
 //!
 //! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the seed's
 //! `read_wait` and `write_wait`. Stage 4's [`Scheduler`] implements it; so does stage 5's
-//! event loop, and then these very functions run there unchanged (chapter 5 opens with
-//! that). A caller brings the trait into scope (`use stage4::WaitIo`) to call them.
+//! event loop, and then these very functions run there unchanged (chapter 5, "The old code
+//! still runs"). A caller brings the trait into scope (`use stage4::WaitIo`) to call them.
 
 use std::cell::Cell;
 use std::io::{self, ErrorKind, Read, Write};

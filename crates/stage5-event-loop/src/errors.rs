@@ -50,7 +50,7 @@ pub enum Error {
     InvalidState(&'static str),
     /// The future (or the task) was cancelled: asyncio's `CancelledError`.
     Cancelled,
-    /// `wait_for` ran out of time: asyncio's `TimeoutError`.
+    /// `wait_for` or `timeout` ran out of time: asyncio's `TimeoutError`.
     Timeout,
     /// `get_nowait` on an empty queue: asyncio's `QueueEmpty`.
     QueueEmpty,

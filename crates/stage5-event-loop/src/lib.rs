@@ -11,8 +11,8 @@
 //! that were ready).
 //! On top of it: [`Future`], [`Task`] with a real `Waker`, [`sleep()`], [`Queue`],
 //! [`gather`] and [`wait_for`]. Chapter 7 connects it to the outside world: readers and
-//! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers, and
-//! socket operations as futures.
+//! writers on the selector, the self-pipe and `call_soon_threadsafe`, signal handlers,
+//! socket operations as futures, and [`timeout`] for any of them.
 //!
 //! The modules are layered as the chapters are, and import only downward; their folders
 //! follow the layers, so no folder imports from a folder above it:
@@ -23,7 +23,7 @@
 //! | [`events`] | `handle`: asyncio's `events.py`, `Handle`, `TimerHandle` | 5 |
 //! | [`parts`] | what the loop owns and knows nothing of it: `selector`, `io_table`, `self_pipe`, `signal_table`, `registry`, `current` | 5, 6, 7 |
 //! | [`event_loop`] | state, timers, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
-//! | [`futures`] | future, waker, task, runners, sleep, queue, combinators | 6 |
+//! | [`futures`] | future, waker, task, runners, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
 //! | [`io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
 //! | [`bridge`] | stages 1 to 4's traits on this loop | 5 |
 //!
@@ -31,8 +31,8 @@
 //! stage 1's, tie-breaker included); stage 4's `Interest` and its `WaitIo` trait; the clock,
 //! console and options of the `scaffold` crate beneath every stage. The loop implements
 //! `Schedule` and `WaitIo` ([`bridge`]), so stage 3's `Task`, stage 2's `sleep` and
-//! `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on it unchanged; chapter 5 opens
-//! with that.
+//! `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on it unchanged; chapter 5 shows
+//! that once `run_once` is known.
 
 /// Report a step of the loop as a scaffold event, for `--trace` (a line prefixed with
 /// the loop's iteration, `[n]`) and `--timeline` (a mark in the picture). The event is
@@ -72,6 +72,7 @@ pub use futures::queue::Queue;
 pub use futures::runners::run;
 pub use futures::sleep::{Sleep, sleep};
 pub use futures::task::Task;
+pub use futures::timeout::timeout;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
 pub use parts::selector::SelectorStats;

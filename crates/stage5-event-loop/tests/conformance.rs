@@ -20,7 +20,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use stage5::{
-    Clock, Error, EventLoop, Future, Queue, Task, gather, say, sleep, transcript, wait_for,
+    Clock, Error, EventLoop, Future, Queue, Task, gather, say, sleep, timeout, transcript, wait_for,
 };
 
 /// One line of the scenario's own output: `[iteration] text`.
@@ -1142,3 +1142,52 @@ fn test_wait_for_edges() {
         lp.run_until_complete(&main).unwrap();
     });
 }
+
+/// Notes `what` on the loop when dropped: a Rust future's `finally`.
+struct Finally(EventLoop, &'static str);
+
+impl Drop for Finally {
+    fn drop(&mut self) {
+        note(&self.0, self.1);
+    }
+}
+
+// ANCHOR: timeout_edges
+#[test]
+fn test_timeout_edges() {
+    check("test_timeout_edges", |lp| {
+        let l = lp.clone();
+        let main = lp
+            .create_task(async move {
+                match timeout(&l, 1.0, sleep(&l, 1.0)).await {
+                    Ok(_) => note(&l, "tie: the sleep"),
+                    Err(error) => note(&l, format!("tie: {error}")),
+                }
+                timeout(&l, 1.0, sleep(&l, 0.5)).await??;
+                note(&l, "in time: the sleep");
+                let slow = async {
+                    let _finally = Finally(l.clone(), "slow: cancelled");
+                    sleep(&l, 10.0).await
+                };
+                if let Err(error) = timeout(&l, 2.0, slow).await {
+                    note(&l, format!("too slow: {error}"));
+                }
+                let f: Future<&str> = l.create_future();
+                let done = f.clone();
+                l.call_later(1.0, move |_| drop(done.set_result("x")))?;
+                match timeout(&l, 1.0, f).await {
+                    Ok(x) => note(&l, format!("future due with the deadline: {}", x?)),
+                    Err(error) => note(&l, format!("future due with the deadline: {error}")),
+                }
+                let at_once = timeout(&l, 0.0, async { 7 }).await?;
+                note(
+                    &l,
+                    format!("no time, a coroutine that does not wait: {at_once}"),
+                );
+                Ok(())
+            })
+            .unwrap();
+        lp.run_until_complete(&main).unwrap();
+    });
+}
+// ANCHOR_END: timeout_edges

@@ -87,7 +87,7 @@ impl EventLoop {
         let ready = std::mem::take(&mut *self.inner.ready.borrow_mut());
         let timers = self.inner.scheduled.borrow_mut().take_all();
         let tasks = self.inner.tasks.borrow_mut().take_all();
-        let steps = self.inner.steps.borrow_mut().clear();
+        let steps = self.clear_step_handles();
         let waiters = self.clear_io();
         for task in &tasks {
             self.call_exception_handler(&ExceptionContext {

@@ -17,7 +17,9 @@
 //! - `selector_loop.rs`: what chapter 7's readers, sockets, threads and signals go through;
 //! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
 //! - `run_once.rs`: the five steps;
-//! - `lifecycle.rs`: `run_forever`, `stop`, `close`.
+//! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
+//! - `reuse.rs`: not asyncio's, what the loop keeps and uses again to allocate less (its
+//!   tasks' step handles, step 3's buffers, `sock_recv`'s scratch buffer: "Going further").
 //!
 //! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
 //! and chapter 7's I/O table, self-pipe and signal table in `parts/`.
@@ -35,14 +37,13 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::task::Waker;
 
 use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
 use crate::events::handle;
-use crate::parts::io_table::{IoTable, Ready};
-use crate::parts::registry::{Step, TaskRegistry};
+use crate::parts::io_table::IoTable;
+use crate::parts::registry::TaskRegistry;
 use crate::parts::selector::Selector;
 use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
 use crate::parts::signal_table::SignalTable;
@@ -51,6 +52,7 @@ pub(crate) mod timers;
 
 mod exceptions;
 mod lifecycle;
+mod reuse;
 mod run_once;
 mod scheduling;
 mod selector_loop;
@@ -144,15 +146,13 @@ struct LoopInner {
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
-    steps: RefCell<handle::Reused<EventLoop, dyn Step<EventLoop>>>, // their steps' handles
     // Chapter 7: I/O, threads, signals.
     selector: RefCell<Selector>,
     io: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
     self_pipe: SelfPipe,             // its read end, watched by a reader
     remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
     signals: RefCell<SignalTable<EventLoop>>,
-    io_ready: RefCell<(Vec<Ready<EventLoop>>, Vec<Waker>)>, // step 3's dispatch buffers
-    scratch: RefCell<Vec<u8>>,                              // `sock_recv` reads here first
+    reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
 }
 // ANCHOR_END: state
 
@@ -192,14 +192,12 @@ impl EventLoop {
             exception_handler: RefCell::new(None),
             logger: RefCell::new(Rc::new(log_to_stderr)),
             tasks: RefCell::default(),
-            steps: RefCell::default(),
             selector: RefCell::new(selector),
             io: RefCell::default(),
             self_pipe,
             remote: Arc::new(remote),
             signals: RefCell::default(),
-            io_ready: RefCell::default(),
-            scratch: RefCell::default(),
+            reuse: reuse::Reuse::default(),
         });
         let lp = EventLoop { inner, owner: true };
         lp.live_on_this_thread();

@@ -20,7 +20,8 @@ use scaffold::Event;
 use crate::event_loop::lifecycle::Running;
 use crate::event_loop::scheduling::clamped;
 use crate::event_loop::{EventLoop, Handle, Level};
-use crate::parts::self_pipe::Remote;
+
+mod events; // step 3's second half: what other threads left, what the selector found
 
 /// The longest a single `select` waits, even if the next timer is further away (CPython's
 /// `MAXIMUM_SELECT_TIMEOUT`, 24 hours).
@@ -154,63 +155,15 @@ impl EventLoop {
         }
         Ok(events)
     }
-
     // ANCHOR_END: step3
-    /// Step 3, second half: first what other threads queued (asyncio put it in the ready
-    /// queue when they called), then the selector's events: readers' and writers' handles
-    /// to the ready queue, waiting tasks woken (chapter 7).
-    fn process_events(&self, events: usize) {
-        if self.inner.remote.pending() {
-            for item in self.inner.remote.take() {
-                self.run_remote(item);
-            }
-        }
-        if events == 0 {
-            return;
-        }
-        let inner = &*self.inner;
-        let mut buffers = inner.io_ready.borrow_mut();
-        let (handles, wakers) = &mut *buffers;
-        let selector = inner.selector.borrow();
-        inner
-            .io
-            .borrow_mut()
-            .process_events(&selector, handles, wakers);
-        drop(selector);
-        for (fd, interest, handle) in handles.drain(..) {
-            let (interest, id) = (interest.name(), handle.trace_id());
-            loop_event!(self, Event::IoReady { fd, interest, id });
-            self.push_ready(handle);
-        }
-        for waker in wakers.drain(..) {
-            waker.wake();
-        }
-    }
-
-    /// What another thread left: a callback goes to the ready queue; a task's waker is
-    /// woken again here, on the loop's thread, where it schedules the task's step.
-    pub(super) fn run_remote(&self, item: Remote<EventLoop>) {
-        match item {
-            Remote::Call(callback) => {
-                let handle = Handle::new(self.next_handle_id(), None, callback);
-                let id = handle.trace_id();
-                loop_trace!(self, "call_soon_threadsafe: {id} from another thread");
-                loop_event!(self, Event::CallSoon { id });
-                self.push_ready(handle);
-            }
-            Remote::Wake(waker) => waker.wake(),
-        }
-    }
 
     // ANCHOR: step4
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
     /// ready queue, earliest first; cancelled ones too (step 5 skips them).
     fn move_due_timers_to_ready(&self) {
         let mut scheduled = self.inner.scheduled.borrow_mut();
-        // CPython reads the clock here every iteration. With no timer there is nothing to
-        // compare it with, and a loop busy with callbacks saves a clock read.
         if scheduled.is_empty() {
-            return;
+            return; // no timer: no clock to read (CPython reads it anyway; "Going further")
         }
         let end_time = self.time() + CLOCK_RESOLUTION;
         while let Some((handle, seq)) = scheduled.pop_due(end_time) {

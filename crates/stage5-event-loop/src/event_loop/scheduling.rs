@@ -16,11 +16,8 @@ use std::time::Duration;
 
 use scaffold::Event;
 
-use std::rc::Rc;
-
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle, TimerHandle};
-use crate::parts::registry::Step;
 
 impl EventLoop {
     // ANCHOR: call_soon
@@ -35,17 +32,6 @@ impl EventLoop {
         Ok(handle)
     }
     // ANCHOR_END: call_soon
-
-    /// `call_soon` of `task`'s next step, with a handle used again (`Reused`).
-    pub(crate) fn call_soon_step(&self, task: Rc<dyn Step<EventLoop>>) -> Result<(), Error> {
-        self.check_closed()?;
-        let id = self.next_handle_id();
-        let handle = self.inner.steps.borrow_mut().handle(id, task);
-        self.push_ready(handle);
-        let id = scaffold::Id::Callback(id);
-        loop_event!(self, Event::CallSoon { id }, self.queues());
-        Ok(())
-    }
 
     /// How long the ready queue and the heap are: what the timeline charts.
     pub(crate) fn queues(&self) -> Event {

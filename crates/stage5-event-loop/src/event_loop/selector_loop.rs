@@ -9,10 +9,10 @@
 //! `add_signal_handler`) reach the I/O table, the remote queue and the signal table only
 //! through the few methods below, each a short sentence of what it does.
 //!
-//! Two of them are there for speed, not for asyncio (book, "Going further", "Making the
-//! loop fast"): a task's wait on a kept registration is not re-armed with a system call but
-//! checked later, after 16 selects or before the loop sleeps (`check_waits`), and step 3's
-//! `select_io` first naps at most [`CHECK_AFTER`], in which the edges that end most of
+//! What is there for speed, not for asyncio, is in the child module `wait_checks.rs`
+//! (book, "Going further", "Making the loop fast"): a task's wait on a kept registration is
+//! not re-armed with a system call but checked later, and step 3's `select_io` first naps
+//! at most [`CHECK_AFTER`](wait_checks::CHECK_AFTER), in which the edges that end most of
 //! those waits come, before it checks the rest and sleeps on.
 //!
 //! What changed since stage 4: stage 4's scheduler kept one callback per descriptor and
@@ -23,7 +23,6 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::task::Waker;
-use std::time::Duration;
 
 use socket2::Socket;
 use stage4::Interest;
@@ -34,9 +33,7 @@ use crate::parts::io_table::{Done, Waiter};
 use crate::parts::selector::SelectorStats;
 use crate::parts::self_pipe::RemoteQueue;
 
-/// How long the loop sleeps, with tasks waiting on unchecked registrations, before it checks
-/// them and sleeps on (`select_io`).
-pub const CHECK_AFTER: Duration = Duration::from_millis(1);
+mod wait_checks;
 
 impl EventLoop {
     // ANCHOR: watch_self_pipe
@@ -89,67 +86,6 @@ impl EventLoop {
             // Whether a task was woken does not matter here: its step is queued either way.
             self.check_waits(false);
         }
-    }
-
-    // ANCHOR: select_io
-    /// Step 3's `select` for at most `timeout`. If tasks wait on registrations not checked
-    /// yet (`IoTable::wait`), the loop must not sleep long before they are: it first sleeps
-    /// at most [`CHECK_AFTER`], in which the edges that end most waits come; only if none
-    /// came does it check them all, then sleep what is left (not at all if the check woke
-    /// a task; a descriptor the check found ready ends the sleep at once).
-    pub(super) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
-        if timeout == Some(Duration::ZERO) || !self.has_unchecked_waits() {
-            return self.inner.selector.borrow_mut().select(timeout);
-        }
-        self.nap_check_and_select(timeout)
-    }
-
-    /// `select_io` with unchecked waits and a wait that may be long.
-    #[inline(never)] // out of the busy loop's way
-    fn nap_check_and_select(&self, timeout: Option<Duration>) -> io::Result<usize> {
-        let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
-        let start = self.inner.clock.now(); // (a virtual clock only sleeps with `None`)
-        let events = self.inner.selector.borrow_mut().select(Some(nap))?;
-        if events > 0 || Some(nap) == timeout {
-            return Ok(events);
-        }
-        let left = match self.check_all_waits() {
-            true => Some(Duration::ZERO),
-            false => timeout.map(|t| t.saturating_sub(self.inner.clock.now() - start)),
-        };
-        self.inner.selector.borrow_mut().select(left)
-    }
-    // ANCHOR_END: select_io
-
-    /// True if a task waits on a registration not checked yet.
-    pub(super) fn has_unchecked_waits(&self) -> bool {
-        self.inner.io.borrow().has_unchecked()
-    }
-
-    /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
-    /// (its descriptor is not open any more): the loop has work, and must not sleep.
-    pub(super) fn check_all_waits(&self) -> bool {
-        self.check_waits(true)
-    }
-
-    /// `IoTable::check_waits`: every unchecked wait if `all` (the loop is about to sleep),
-    /// else those unchecked for long. Then the tasks it found are woken, once no borrow is
-    /// held. True if one was.
-    fn check_waits(&self, all: bool) -> bool {
-        let mut wake = Vec::new();
-        let mut selector = self.inner.selector.borrow_mut();
-        let checked = self
-            .inner
-            .io
-            .borrow_mut()
-            .check_waits(&mut selector, all, &mut wake);
-        drop(selector);
-        if all {
-            loop_trace!(self, "select: checked {checked} waits before sleeping");
-        }
-        let woke = !wake.is_empty();
-        wake.into_iter().for_each(Waker::wake);
-        woke
     }
 
     /// Install `waiter` on `fd` for `interest`; returns the one it replaces.
@@ -241,17 +177,6 @@ impl EventLoop {
     /// The queue other threads fill.
     pub(crate) fn remote(&self) -> &Arc<RemoteQueue<EventLoop>> {
         &self.inner.remote
-    }
-
-    /// Run `read` on the loop's scratch buffer, at least `nbytes` long and cut to exactly
-    /// `nbytes`: `sock_recv` reads there, so an idle connection holds no buffer.
-    #[inline]
-    pub(crate) fn with_scratch<T>(&self, nbytes: usize, read: impl FnOnce(&mut [u8]) -> T) -> T {
-        let mut scratch = self.inner.scratch.borrow_mut();
-        if scratch.len() < nbytes {
-            scratch.resize(nbytes, 0);
-        }
-        read(&mut scratch[..nbytes])
     }
 
     /// Handle `sig` with `handle`; returns the handler it replaces.

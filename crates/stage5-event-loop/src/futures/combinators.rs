@@ -91,7 +91,8 @@ where
 /// the result if the future is done already, else a timeout. A future of another loop is
 /// refused ([`Error::DifferentLoop`]). Written as asyncio 3.11
 /// writes it: a `waiter` future released either by a timer or by the future's done
-/// callback, whichever comes first.
+/// callback, whichever comes first. For a Rust future that is no [`Future`], one that
+/// borrows such as `sock_recv(...)`, see [`timeout`](crate::timeout).
 pub async fn wait_for<T, F>(lp: &EventLoop, future: F, timeout: f64) -> Result<T, Error>
 where
     T: Clone + 'static,

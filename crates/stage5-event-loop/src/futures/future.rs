@@ -17,25 +17,29 @@
 //! Every awaiter receives the same outcome, as in Python, so reading a result clones it:
 //! `T: Clone`. (A task whose output is expensive or impossible to clone returns an `Rc`.)
 //!
-//! The file is over 300 lines because `Future` is asyncio's `Future` method for method
-//! (states, results, done callbacks, awaiting, the unretrieved-exception report) around
-//! one state; split, each part would need the others' fields.
+//! This file holds the state and asyncio's methods on it; three child modules, which read
+//! the same private state, hold one concept each: `future/awaiting.rs` (how a task awaits
+//! it, the Rust half), `future/canceller.rs` (who cancels it: a task's future asks its
+//! task, `gather`'s its children) and `future/report.rs` (its repr, and the exception
+//! nobody retrieved).
 //!
 //! What changed since stage 4: stage 4 had no futures; a task waited on a timer or a socket
 //! by leaving itself in the scheduler's `current` slot. Here waiting for anything is waiting
 //! for a future, and a task is itself a future (see `task.rs`).
 
 use std::cell::{Cell, RefCell};
-use std::fmt;
-use std::pin::Pin;
 use std::rc::{Rc, Weak};
-use std::task::{Context, Poll, Waker};
+use std::task::Waker;
 
 use crate::errors::Error;
+use crate::event_loop::EventLoop;
 use crate::event_loop::weak::WeakLoop;
-use crate::event_loop::{EventLoop, ExceptionContext};
-use crate::parts::current::{self, Cancel, Verdict};
-use crate::parts::registry::Step;
+
+mod awaiting;
+mod canceller;
+mod report;
+
+pub(crate) use canceller::Canceller;
 
 /// A future's outcome, once it has one. Cloning gives another handle to the same future.
 pub struct Future<T> {
@@ -58,30 +62,7 @@ struct State<T> {
     outcome: Outcome<T>,
     callbacks: Vec<(CallbackId, Callback<T>)>, // in the order they were added
     next_callback: u64,
-    canceller: Option<Canceller>, // a task's or gather's own `cancel`
-}
-
-/// What `cancel` asks instead of cancelling the future itself.
-pub(crate) enum Canceller {
-    /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
-    /// owns its future, not the other way round.
-    Task(Weak<dyn Step<EventLoop>>),
-    /// The task, once it failed: its number, for the report if nobody retrieves the
-    /// exception (`<Task t3 ...>`). Kept here rather than beside `Task`'s reference so
-    /// that every task's future stays as small as it was.
-    Failed(u64),
-    /// Anything else: `gather` cancels its children.
-    Call(Box<dyn Fn() -> bool>),
-}
-
-impl<T> State<T> {
-    /// What a repr calls it: `Task` for a task's future.
-    fn label(&self) -> &'static str {
-        match self.canceller {
-            Some(Canceller::Task(_) | Canceller::Failed(_)) => "Task",
-            _ => "Future",
-        }
-    }
+    canceller: Option<Canceller>, // a task's or gather's own `cancel` (`canceller.rs`)
 }
 
 enum Outcome<T> {
@@ -195,46 +176,6 @@ impl<T: 'static> Future<T> {
     }
     // ANCHOR_END: set_result
 
-    /// Cancel the future: if it is pending, mark it cancelled, schedule its callbacks and
-    /// return true; if it is done, return false. The future of a task asks the task
-    /// instead: the task's next step ends it as cancelled (asyncio's `Task.cancel`).
-    pub fn cancel(&self) -> bool {
-        // Out of the state first: the canceller may look at this future.
-        let canceller = {
-            let mut state = self.inner.state.borrow_mut();
-            if !matches!(state.outcome, Outcome::Pending) {
-                // Done: nothing to cancel, and a gather that failed leaves its other
-                // children alone (`_GatheringFuture.cancel` checks `done()` first).
-                return false;
-            }
-            match &state.canceller {
-                Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
-                Some(Canceller::Call(_)) => state.canceller.take(),
-                // (A failed task's future is done: the check above returned.)
-                Some(Canceller::Failed(_)) | None => None,
-            }
-        };
-        match canceller {
-            Some(Canceller::Task(task)) => task.upgrade().is_some_and(|task| task.cancel()),
-            Some(Canceller::Call(call)) => {
-                let cancelling = call();
-                self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
-                cancelling
-            }
-            Some(Canceller::Failed(_)) | None => self.cancel_now(),
-        }
-    }
-
-    /// Cancel now, bypassing a task's canceller: how the task's step ends it.
-    pub(crate) fn cancel_now(&self) -> bool {
-        self.finish(Outcome::Cancelled).is_ok()
-    }
-
-    /// Make `cancel` ask `canceller` instead (a task, `gather`).
-    pub(crate) fn set_canceller(&self, canceller: Canceller) {
-        self.inner.state.borrow_mut().canceller = Some(canceller);
-    }
-
     /// The loop this future belongs to, if it is still alive.
     pub(crate) fn event_loop(&self) -> Option<EventLoop> {
         self.inner.lp.upgrade()
@@ -318,117 +259,6 @@ impl<T: Clone + 'static> Future<T> {
                 result.clone()
             }
         }
-    }
-}
-
-// ANCHOR: poll
-/// Awaiting a future: ready with its result if it is done; otherwise the awaiting task's
-/// waker joins the done callbacks (once, however often the task polls), and the task
-/// sleeps until the future completes and the waker schedules its next step. The task also
-/// notes the future it waits on: cancelling the task cancels it (`current.rs`).
-impl<T: Clone + 'static> std::future::Future for Future<T> {
-    type Output = Result<T, Error>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.inner.state.borrow_mut();
-        if let Outcome::Pending = state.outcome {
-            // The task's `_fut_waiter`, what its `cancel` cancels first; unless the
-            // future is another loop's or the task's own, which would never wake it.
-            let verdict = current::awaiting(self.address(), self.inner.lp.address(), || {
-                Rc::downgrade(&self.inner) as Weak<dyn Cancel>
-            });
-            match verdict {
-                Verdict::Wait => {}
-                Verdict::WakeToFail => {
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                Verdict::Fail(error) => return Poll::Ready(Err(error)),
-            }
-            let known = state.callbacks.iter().any(
-                |(_, callback)| matches!(callback, Callback::Wake(w) if w.will_wake(cx.waker())),
-            );
-            if !known {
-                state.next_callback += 1;
-                let id = CallbackId(state.next_callback);
-                state
-                    .callbacks
-                    .push((id, Callback::Wake(cx.waker().clone())));
-            }
-            return Poll::Pending;
-        }
-        drop(state);
-        Poll::Ready(self.result())
-    }
-}
-// ANCHOR_END: poll
-
-/// A task's `cancel` cancels the future the task awaits (asyncio's `_fut_waiter.cancel()`).
-impl<T: 'static> Cancel for FutureInner<T> {
-    fn cancel_awaited(self: Rc<Self>) -> bool {
-        Future { inner: self }.cancel()
-    }
-}
-
-impl<T> Drop for FutureInner<T> {
-    /// asyncio's `Future.__del__`: an exception nobody ever retrieved is reported to the
-    /// loop's exception handler, so a failing task that nobody awaits is not silent.
-    fn drop(&mut self) {
-        if !self.log_unretrieved.get() {
-            return;
-        }
-        let Some(lp) = self.lp.upgrade() else {
-            return;
-        };
-        let Ok(state) = self.state.try_borrow() else {
-            return;
-        };
-        if let Outcome::Finished(Err(error)) = &state.outcome {
-            let task = match state.canceller {
-                Some(Canceller::Failed(id)) => Some(format!("<Task t{id} {}>", state.name())),
-                _ => None,
-            };
-            let context = ExceptionContext {
-                message: format!("{} exception was never retrieved", state.label()),
-                exception: Some(error.clone()),
-                task, // asyncio's `future` key: the task, named as the trace names it
-                ..ExceptionContext::default()
-            };
-            drop(state);
-            lp.call_exception_handler(&context);
-        }
-    }
-}
-
-impl<T> Future<T> {
-    /// The state as a word: `pending`, `cancelled`, `finished`, or `finished with an
-    /// exception`.
-    pub fn state_name(&self) -> &'static str {
-        self.inner.state.borrow().name()
-    }
-}
-
-impl<T> State<T> {
-    fn name(&self) -> &'static str {
-        match &self.outcome {
-            Outcome::Pending => "pending",
-            Outcome::Cancelled => "cancelled",
-            Outcome::Finished(Ok(_)) => "finished",
-            Outcome::Finished(Err(_)) => "finished with an exception",
-        }
-    }
-}
-
-impl<T> fmt::Display for Future<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = self.inner.state.borrow().label();
-        write!(f, "<{label} {}>", self.state_name())
-    }
-}
-
-impl<T> fmt::Debug for Future<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
     }
 }
 

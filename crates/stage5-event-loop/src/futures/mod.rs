@@ -16,6 +16,7 @@
 //! | [`queue`] | `Queue<T>` | `queues.Queue` |
 //! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |
 //! | [`first_of`](mod@first_of) | `first_of`: the first of two futures (chapter 7) | `tasks.wait(..., FIRST_COMPLETED)` |
+//! | [`timeout`](mod@timeout) | `timeout`: `wait_for` for any Rust future, a borrowing one included (chapter 7) | `tasks.wait_for`, `timeouts.timeout` |
 //!
 //! What changed since stage 4: stages 2 to 4 had tasks but no futures; a task waited by
 //! leaving the scheduler's `current` slot, and was put back by whoever it waited for.
@@ -27,4 +28,5 @@ pub mod queue;
 pub mod runners;
 pub mod sleep;
 pub mod task;
+pub mod timeout;
 pub(crate) mod waker;

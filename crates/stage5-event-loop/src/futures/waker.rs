@@ -11,9 +11,9 @@
 //!
 //! Woken on the loop's thread, it finds its loop (`EventLoop::on_this_thread`) and the task
 //! (the table), and schedules the task's step at once, in the right place in the ready
-//! queue, with `call_soon_step` (`call_soon` with a reused handle, `handle.rs`): unless a
-//! step is already scheduled, for a task runs one step per wake-up however often it is
-//! woken. Woken on another thread, it leaves itself in the loop's remote queue
+//! queue, with `call_soon_step` (`call_soon` with a reused handle, `event_loop/reuse.rs`):
+//! unless a step is already scheduled, for a task runs one step per wake-up however often
+//! it is woken. Woken on another thread, it leaves itself in the loop's remote queue
 //! (`self_pipe.rs`), which wakes a loop blocked in `select`; the loop wakes it again on its
 //! own thread in step 3.
 //!
@@ -27,7 +27,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
-use crate::events::handle::Call;
 use crate::parts::registry::{Step, TaskKey};
 use crate::parts::self_pipe::{Remote, RemoteQueue};
 
@@ -104,10 +103,3 @@ pub(crate) fn schedule_step(lp: &EventLoop, task: Rc<dyn Step<EventLoop>>) {
     let _ = lp.call_soon_step(task);
 }
 // ANCHOR_END: schedule_step
-
-/// What a task's reused step handle calls: the task's step.
-impl Call<EventLoop> for dyn Step<EventLoop> {
-    fn call(self: Rc<Self>, lp: &EventLoop) {
-        self.step(lp);
-    }
-}

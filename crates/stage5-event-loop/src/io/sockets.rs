@@ -144,6 +144,7 @@ impl EventLoop {
     /// Receive up to `nbytes` from `sock` (asyncio's `sock_recv`): an empty vector at the
     /// end of the stream. While it waits it holds no buffer: the bytes are read into the
     /// loop's scratch buffer and copied out, so an idle connection costs no buffer.
+    /// To wait for at most some seconds, wrap it in [`timeout`](crate::timeout).
     pub fn sock_recv<'a, S>(
         &'a self,
         sock: &'a S,

@@ -1,0 +1,89 @@
+//! A task's wait on a registration the loop kept is checked later instead of re-armed now
+//! (book, "Going further", "An echo, message by message", the re-arm per wait; chapter 7,
+//! "Level against edge, and why this selector is not stage 4's"; asyncio's `sock_recv`,
+//! which adds a reader for each wait and removes it when done).
+//!
+//! asyncio's waits cost two `epoll_ctl` calls each (`_add_reader`, then `remove_reader` in
+//! `_sock_read_done`); a re-arm of the kept registration would cost one. A task's wait
+//! costs none here (`IoTable::wait`): the edge that ends it comes anyway, *if* the kernel
+//! still has the registration, which a closed socket whose number was reused would have
+//! lost. So each such wait is queued to be checked: after 16 selects of a loop too busy to
+//! sleep (`before_select` in the parent), or before the loop sleeps, since only a sleeping
+//! loop could wait for ever. "Before it sleeps" is after a nap of at most [`CHECK_AFTER`],
+//! in which the edges that end most waits come. None of it changes what asyncio does.
+//!
+//! What changed since stage 4: stage 4 registered the socket for every wait and removed it
+//! when the wait fired, and had nothing to check.
+
+use std::io;
+use std::task::Waker;
+use std::time::Duration;
+
+use crate::event_loop::EventLoop;
+
+/// How long the loop sleeps, with tasks waiting on unchecked registrations, before it checks
+/// them and sleeps on (`select_io`).
+pub const CHECK_AFTER: Duration = Duration::from_millis(1);
+
+impl EventLoop {
+    // ANCHOR: select_io
+    /// Step 3's `select` for at most `timeout`. If tasks wait on registrations not checked
+    /// yet (`IoTable::wait`), the loop must not sleep long before they are: it first sleeps
+    /// at most [`CHECK_AFTER`], in which the edges that end most waits come; only if none
+    /// came does it check them all, then sleep what is left (not at all if the check woke
+    /// a task; a descriptor the check found ready ends the sleep at once).
+    pub(in crate::event_loop) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
+        if timeout == Some(Duration::ZERO) || !self.has_unchecked_waits() {
+            return self.inner.selector.borrow_mut().select(timeout);
+        }
+        self.nap_check_and_select(timeout)
+    }
+
+    /// `select_io` with unchecked waits and a wait that may be long.
+    #[inline(never)] // out of the busy loop's way
+    fn nap_check_and_select(&self, timeout: Option<Duration>) -> io::Result<usize> {
+        let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
+        let start = self.inner.clock.now(); // (a virtual clock only sleeps with `None`)
+        let events = self.inner.selector.borrow_mut().select(Some(nap))?;
+        if events > 0 || Some(nap) == timeout {
+            return Ok(events);
+        }
+        let left = match self.check_all_waits() {
+            true => Some(Duration::ZERO),
+            false => timeout.map(|t| t.saturating_sub(self.inner.clock.now() - start)),
+        };
+        self.inner.selector.borrow_mut().select(left)
+    }
+    // ANCHOR_END: select_io
+
+    /// True if a task waits on a registration not checked yet.
+    pub(in crate::event_loop) fn has_unchecked_waits(&self) -> bool {
+        self.inner.io.borrow().has_unchecked()
+    }
+
+    /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
+    /// (its descriptor is not open any more): the loop has work, and must not sleep.
+    pub(in crate::event_loop) fn check_all_waits(&self) -> bool {
+        self.check_waits(true)
+    }
+
+    /// `IoTable::check_waits`: every unchecked wait if `all` (the loop is about to sleep),
+    /// else those unchecked for long. Then the tasks it found are woken, once no borrow is
+    /// held. True if one was.
+    pub(super) fn check_waits(&self, all: bool) -> bool {
+        let mut wake = Vec::new();
+        let mut selector = self.inner.selector.borrow_mut();
+        let checked = self
+            .inner
+            .io
+            .borrow_mut()
+            .check_waits(&mut selector, all, &mut wake);
+        drop(selector);
+        if all {
+            loop_trace!(self, "select: checked {checked} waits before sleeping");
+        }
+        let woke = !wake.is_empty();
+        wake.into_iter().for_each(Waker::wake);
+        woke
+    }
+}
