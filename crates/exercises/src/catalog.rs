@@ -120,6 +120,12 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch1.rs", item: "SeedQueue::get", binary: "ch1", test: "ex1_3_two_consumers_one_item",
         hint: "Between `get` seeing an item and its callback popping it, a second `get` sees the same \
                item. What if the item left the deque in `get` itself, and the callback carried it?" },
+    Exercise { id: "1.4", title: "the callback scheduler", chapter: &CH1, section: "Build it",
+        file: "src/build/ch1.rs", item: "Scheduler::run", binary: "build_ch1", test: "ex1_4_run_matches_stage_1",
+        hint: "Look at the heap only when the ready queue is empty, and take one sleeper off it, not \
+               every one that is due: what it makes ready, and what that schedules, runs before the \
+               next one comes out. Pop each callback in a statement of its own, so that no borrow of \
+               the queue is alive while it runs and schedules more." },
     Exercise { id: "2.1", title: "a generator by hand", chapter: &CH2, section: "Generators by hand",
         file: "src/ch2.rs", item: "Squares", binary: "ch2", test: "ex2_1_squares_pause_after_every_line",
         hint: "`squares` pauses at its `yield`, after each square. What is alive there and needed to go \
@@ -134,6 +140,11 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch2.rs", item: "Mailbox::close", binary: "ch2", test: "ex2_3_close_wakes_every_waiting_consumer",
         hint: "Every waiter must be resumed, not the first. A resumed consumer borrows the state again, \
                so take all the waiters out first, let the borrow end, then resume them." },
+    Exercise { id: "2.4", title: "generators that sleep, in turn", chapter: &CH2, section: "Build it",
+        file: "src/build/ch2.rs", item: "Scheduler::run", binary: "build_ch2", test: "ex2_4_round_robin_matches_stage_2",
+        hint: "One resume per turn, and the heap only when nothing is ready, one sleeper at a time: a \
+               task that switches at a deadline runs again before the other sleepers due then. What \
+               `resume` returns is all the scheduler needs to know where the task goes next." },
     Exercise { id: "3.1", title: "a task is a callback", chapter: &CH3, section: "Both worlds on one scheduler",
         file: "src/ch3.rs", item: "spawn_after", binary: "ch3", test: "ex3_1_the_first_step_runs_after_the_delay",
         hint: "`new_task` makes a `Task` and schedules its first step (`run`) at once. Make the task \
@@ -144,6 +155,11 @@ pub const CATALOG: &[Exercise] = &[
         hint: "No value yet: leave `runtime::suspend()`'s handle in the slot, `switch().await`, and look \
                again; `send` takes the handle and resumes it. The value can also never come: what runs \
                when a `Sender` is dropped without sending?" },
+    Exercise { id: "3.3", title: "the seed's `Task.__call__`", chapter: &CH3, section: "Build it",
+        file: "src/build/ch3.rs", item: "Task::step", binary: "build_ch3", test: "ex3_3_task_step_matches_stage_3",
+        hint: "After the poll, the `current` slot says who reschedules the task: still there, nobody \
+               did, so you must; emptied by `sleep`, `call_later` already has. A coroutine still \
+               pending goes back into the task; a finished one never does." },
     Exercise { id: "4.1", title: "the select timeout", chapter: &CH4, section: "The run loop with I/O",
         file: "src/ch4.rs", item: "select_timeout", binary: "ch4", test: "ex4_1_how_long_select_may_block",
         hint: "Three cases: no timer, the virtual clock, a real deadline. For the last, `deadline - now` \
@@ -156,6 +172,11 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch4.rs", item: "sendall", binary: "ch4", test: "ex4_3_sendall_writes_every_byte_or_says_why_not",
         hint: "Loop until nothing is left, moving past what each `write` took. `Interrupted` means try \
                again; a `write` that takes 0 bytes will never take more, which `ErrorKind` names." },
+    Exercise { id: "4.4", title: "the run loop with `select`", chapter: &CH4, section: "Build it",
+        file: "src/build/ch4.rs", item: "Scheduler::run", binary: "build_ch4", test: "ex4_4_select_loop_matches_stage_4",
+        hint: "Go on while anything is ready, asleep or waiting (`pending` counts them). The timeout \
+               ends at the earliest timer, or there is none when no timer sleeps; the sockets' \
+               callbacks go in before the timers that came due." },
     Exercise { id: "5.1", title: "call it off", chapter: &CH5, section: "Step 1: clean the heap",
         file: "src/ch5.rs", item: "Timeout", binary: "ch5", test: "ex5_1_disarmed_timeouts_leave_the_heap",
         hint: "`call_later` returns a handle, and a cancelled handle is what step 1 takes out of the \
@@ -168,6 +189,11 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch5.rs", item: "ticker", binary: "ch5", test: "ex5_3_a_due_timer_runs_after_one_tick",
         hint: "Make each tick its own callback, which schedules the next. On this loop a callback \
                queued during an iteration runs in the next one, after the timers due by then." },
+    Exercise { id: "5.4", title: "`run_once` in five steps", chapter: &CH5, section: "Build it",
+        file: "src/build/ch5.rs", item: "MiniLoop::run_once", binary: "build_ch5", test: "ex5_4_run_once_matches_stage_5",
+        hint: "Drop the cancelled timers off the heap's head before computing the timeout, and do not \
+               wait at all while a handle is ready. Count the ready handles before running any: what \
+               they schedule waits for the next iteration." },
     Exercise { id: "6.1", title: "an `Event`", chapter: &CH6, section: "The queue",
         file: "src/ch6.rs", item: "Event::set", binary: "ch6", test: "ex6_1_set_wakes_every_waiter_and_clear_makes_them_wait_again",
         hint: "`set` completes the first waiter's future only. Take every future out of the deque and \
@@ -185,6 +211,11 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch6.rs", item: "TaskGroup::wait", binary: "ch6", test: "ex6_4_the_first_failure_cancels_the_rest_at_once",
         hint: "`gather` fails at the first failure, whichever task it comes from. When it does, cancel \
                every task, and await each until it has ended before returning the error." },
+    Exercise { id: "6.5", title: "a future and its done callbacks", chapter: &CH6, section: "Build it",
+        file: "src/build/ch6.rs", item: "MiniFuture", binary: "build_ch6", test: "ex6_5_done_callbacks_match_stage_5",
+        hint: "Never call a done callback yourself, in `set_result` or in `add_done_callback`: hand \
+               each to `lp.call_soon`, also when the future is already done. Take the list out of the \
+               `RefCell` before scheduling, and give the closure a clone of the future to pass on." },
     Exercise { id: "7.1", title: "level-triggered", chapter: &CH7, section: "Level against edge, and why this selector is not stage 4's",
         file: "src/ch7.rs", item: "predicted_calls", binary: "ch7", test: "ex7_1_the_predicted_calls_are_the_loops",
         hint: "A level-triggered selector reports the socket in every iteration in which unread bytes \
@@ -199,4 +230,9 @@ pub const CATALOG: &[Exercise] = &[
         hint: "`WouldBlock` means \"no room yet\", not an error. Write until then; if bytes remain, \
                `add_writer` a callback that writes more each time the loop calls it, and that removes \
                itself (`remove_writer`) when all is sent or an error comes." },
+    Exercise { id: "7.4", title: "a reader plus a future", chapter: &CH7, section: "Build it",
+        file: "src/build/ch7.rs", item: "sock_recv", binary: "build_ch7", test: "ex7_4_sock_recv_matches_stage_5",
+        hint: "Try first; only \"would block\" needs a reader. The reader tries again each time it is \
+               called, waits on if it would block again, and removes itself once it has completed \
+               the future: a socket at its end stays readable for ever." },
 ];

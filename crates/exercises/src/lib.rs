@@ -1,10 +1,13 @@
 //! # The book's exercises
 //!
-//! Each chapter's "Try it" boxes point here (book
+//! Each chapter's "Try it" and "Build it" boxes point here (book
 //! [introduction, "Exercises"](../../../docs/book/introduction.html)). An exercise is a
 //! function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
 //! and does the wrong thing, often the seed's own mistake) and a test in `tests/chN.rs`
-//! that fails until it is finished. The runner runs them in the book's order:
+//! that fails until it is finished. The last of each chapter, its "Build it" box, is
+//! bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test
+//! in `tests/build_chN.rs` compares its run with the stage's own ([`build`]). The runner
+//! runs them all in the book's order:
 //!
 //! ```text
 //! cargo run -p exercises                  # the first exercise not done yet, and how far you are
@@ -35,7 +38,8 @@
 //! `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs` named
 //! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
 //! counts (never by a clock), a "Try it" box in chapter N, and its row in [`catalog`]
-//! (CONTRIBUTING.md, "Adding an exercise").
+//! (CONTRIBUTING.md, "Adding an exercise"); a "Build it" exercise is the same in
+//! `src/build/` and `tests/build_chN.rs`, with a "Build it" box.
 
 pub mod catalog;
 

@@ -1,6 +1,7 @@
-//! Build it 1: one program on your `Scheduler::run` (`src/build/ch1.rs`) and on stage 1's
+//! Build it 1.4: one program on your `Scheduler::run` (`src/build/ch1.rs`) and on stage 1's
 //! scheduler, both on the virtual clock; the two runs must match line for line. Run it with
-//! `cargo test -p exercises --test build_ch1 -- --ignored`.
+//! `cargo run -p exercises -- run 1.4` (or
+//! `cargo test -p exercises --test build_ch1 -- --ignored`).
 
 use std::time::Duration;
 
@@ -100,8 +101,8 @@ fn lines(log: &Log) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "build it 1: the callback scheduler"]
-fn build_1_run_matches_stage_1() {
+#[ignore = "exercise 1.4: the callback scheduler"]
+fn ex1_4_run_matches_stage_1() {
     let (expected, got) = (Log::default(), Log::default());
     let stage = stage1::Scheduler::new(VirtualClock::new());
     program(&stage, &expected);

@@ -1,7 +1,8 @@
-//! Build it 2: the same four tasks on your `Scheduler::run` (`src/build/ch2.rs`), as
+//! Build it 2.4: the same four tasks on your `Scheduler::run` (`src/build/ch2.rs`), as
 //! generators by hand, and on stage 2's scheduler, as `async` blocks with `switch` and
 //! `sleep`, both on the virtual clock; the two runs must match line for line. Run it with
-//! `cargo test -p exercises --test build_ch2 -- --ignored`.
+//! `cargo run -p exercises -- run 2.4` (or
+//! `cargo test -p exercises --test build_ch2 -- --ignored`).
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -51,8 +52,8 @@ fn lines(log: &Log) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "build it 2: a round robin of generators"]
-fn build_2_round_robin_matches_stage_2() {
+#[ignore = "exercise 2.4: generators that sleep, in turn"]
+fn ex2_4_round_robin_matches_stage_2() {
     let expected = Log::default();
     let clock = VirtualClock::new();
     let stage = stage2::Scheduler::new(clock.clone());

@@ -1,7 +1,8 @@
-//! Build it 3: two tasks and a few callbacks on stage 1's scheduler, once with your
+//! Build it 3.3: two tasks and a few callbacks on stage 1's scheduler, once with your
 //! `Task::step` (`src/build/ch3.rs`) and once with stage 3's `Task`, both on the virtual
-//! clock; the two runs must match line for line. Run it with `cargo test -p exercises
-//! --test build_ch3 -- --ignored`.
+//! clock; the two runs must match line for line. Run it with
+//! `cargo run -p exercises -- run 3.3` (or
+//! `cargo test -p exercises --test build_ch3 -- --ignored`).
 
 use std::future::Future;
 use std::time::Duration;
@@ -88,7 +89,7 @@ fn run<T: Tasks>() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "build it 3: a task is a callback"]
-fn build_3_task_step_matches_stage_3() {
+#[ignore = "exercise 3.3: the seed's Task.__call__"]
+fn ex3_3_task_step_matches_stage_3() {
     assert_same_run("stage 3", &run::<Stage3>(), &run::<Yours>());
 }

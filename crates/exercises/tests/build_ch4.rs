@@ -1,7 +1,8 @@
-//! Build it 4: a scripted echo exchange on a socket pair inside the process, with timers
+//! Build it 4.4: a scripted echo exchange on a socket pair inside the process, with timers
 //! around it, on your `Scheduler::run` (`src/build/ch4.rs`) and on stage 4's scheduler,
-//! both on the virtual clock; the two runs must match line for line. Run it with `cargo
-//! test -p exercises --test build_ch4 -- --ignored`.
+//! both on the virtual clock; the two runs must match line for line. Run it with
+//! `cargo run -p exercises -- run 4.4` (or
+//! `cargo test -p exercises --test build_ch4 -- --ignored`).
 //!
 //! A Unix socket pair hands written bytes to the other end before `write` returns, so what
 //! is ready when is the same on every machine, however busy.
@@ -130,8 +131,8 @@ fn program<S: IoSchedule>(s: &S, log: &Log) {
 }
 
 #[test]
-#[ignore = "build it 4: the run loop with select"]
-fn build_4_select_loop_matches_stage_4() -> io::Result<()> {
+#[ignore = "exercise 4.4: the run loop with select"]
+fn ex4_4_select_loop_matches_stage_4() -> io::Result<()> {
     let expected = Log::default();
     let stage = stage4::Scheduler::new(VirtualClock::new())?;
     program(&stage, &expected);

@@ -1,7 +1,8 @@
-//! Build it 5: one program on your `MiniLoop::run_once` (`src/build/ch5.rs`) and on stage
+//! Build it 5.4: one program on your `MiniLoop::run_once` (`src/build/ch5.rs`) and on stage
 //! 5's `EventLoop`, both on the virtual clock; the two runs must match line for line, each
-//! line saying in which iteration and at what time a callback ran. Run it with `cargo test
-//! -p exercises --test build_ch5 -- --ignored`.
+//! line saying in which iteration and at what time a callback ran. Run it with
+//! `cargo run -p exercises -- run 5.4` (or
+//! `cargo test -p exercises --test build_ch5 -- --ignored`).
 
 use std::time::Duration;
 
@@ -135,8 +136,8 @@ fn program<L: Loop>(lp: &L, log: &Log) {
 }
 
 #[test]
-#[ignore = "build it 5: run_once"]
-fn build_5_run_once_matches_stage_5() {
+#[ignore = "exercise 5.4: run_once in five steps"]
+fn ex5_4_run_once_matches_stage_5() {
     let expected = Log::default();
     let lp = EventLoop::with_clock(VirtualClock::new());
     program(&lp, &expected);

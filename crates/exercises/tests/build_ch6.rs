@@ -1,7 +1,8 @@
-//! Build it 6: one program on stage 5's loop, with your `MiniFuture` (`src/build/ch6.rs`)
+//! Build it 6.5: one program on stage 5's loop, with your `MiniFuture` (`src/build/ch6.rs`)
 //! and with stage 5's `Future`, on the virtual clock; the two runs must match line for
 //! line, each line saying in which iteration and at what time a callback ran. Run it with
-//! `cargo test -p exercises --test build_ch6 -- --ignored`.
+//! `cargo run -p exercises -- run 6.5` (or
+//! `cargo test -p exercises --test build_ch6 -- --ignored`).
 
 use exercises::build::ch6::MiniFuture;
 use exercises::build::{Log, assert_same_run};
@@ -122,7 +123,7 @@ fn run<F: Fut>() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "build it 6: a future and its callbacks"]
-fn build_6_done_callbacks_match_stage_5() {
+#[ignore = "exercise 6.5: a future and its done callbacks"]
+fn ex6_5_done_callbacks_match_stage_5() {
     assert_same_run("stage 5", &run::<Future<u32>>(), &run::<MiniFuture<u32>>());
 }

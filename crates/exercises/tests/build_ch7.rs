@@ -1,8 +1,9 @@
-//! Build it 7: a task receives what a socket pair inside the process brings (one message
+//! Build it 7.4: a task receives what a socket pair inside the process brings (one message
 //! there before it asks, two sent by timers, then the end of the stream), on stage 5's loop
 //! on the virtual clock, once with your `sock_recv` (`src/build/ch7.rs`) and once with
-//! stage 5's; the two runs must match line for line. Run it with `cargo test -p exercises
-//! --test build_ch7 -- --ignored`.
+//! stage 5's; the two runs must match line for line. Run it with
+//! `cargo run -p exercises -- run 7.4` (or
+//! `cargo test -p exercises --test build_ch7 -- --ignored`).
 
 use std::future::Future;
 use std::io::Write;
@@ -117,7 +118,7 @@ fn run<R: Recv>() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "build it 7: a reader plus a future"]
-fn build_7_sock_recv_matches_stage_5() {
+#[ignore = "exercise 7.4: a reader plus a future"]
+fn ex7_4_sock_recv_matches_stage_5() {
     assert_same_run("stage 5", &run::<Stage5>(), &run::<Yours>());
 }

@@ -1,8 +1,8 @@
-//! Build it 1: the callback scheduler's `run` (book chapter 1, "The ready queue", "The heap
-//! and its tie-breaker" and "Running it"; seed 003, section 2, the scheduler with `ready`,
-//! `sleeping` and `sequence`). A build-it exercise: the skeleton below is given, and you
-//! write [`Scheduler::run`]. `tests/build_ch1.rs` runs one program on your scheduler and on
-//! stage 1's, both on the virtual clock, and compares what ran when.
+//! Build it 1.4: the callback scheduler's `run` (book chapter 1, "The ready queue", "The
+//! heap and its tie-breaker" and "Running it"; seed 003, section 2, the scheduler with
+//! `ready`, `sleeping` and `sequence`). A build-it exercise: the skeleton below is given,
+//! and you write [`Scheduler::run`]. `tests/build_ch1.rs` runs one program on your
+//! scheduler and on stage 1's, both on the virtual clock, and compares what ran when.
 //!
 //! The skeleton holds what the seed's scheduler holds: a FIFO of callbacks to run now, a
 //! heap of callbacks to run later, ordered by `(deadline, sequence)` so that the earliest
@@ -95,7 +95,7 @@ impl Scheduler {
         });
     }
 
-    /// Build it 1: run callbacks until none is ready and none is sleeping.
+    /// Build it 1.4: run callbacks until none is ready and none is sleeping.
     ///
     /// The seed's loop, in two parts, for as long as there is anything to do: when nothing
     /// is ready, take the earliest sleeper off the heap, wait on the clock until its

@@ -1,4 +1,4 @@
-//! Build it 2: a round robin of generators that sleep (book chapter 2, "Generators by
+//! Build it 2.4: a round robin of generators that sleep (book chapter 2, "Generators by
 //! hand", "The scheduler" and "A non-blocking sleep"; seed 003, sections 4.1.1 and 4.1.3:
 //! the scheduler that resumes each generator in turn, then the `sleep` that parks it in the
 //! heap instead of blocking). A build-it exercise: the skeleton below is given, and you
@@ -113,7 +113,7 @@ impl Scheduler {
         (self.ready.len(), self.sleeping.len())
     }
 
-    /// Build it 2: run the tasks until none is ready and none is asleep.
+    /// Build it 2.4: run the tasks until none is ready and none is asleep.
     ///
     /// One task per turn: when nothing is ready, take the earliest sleeper off the heap,
     /// wait on the clock until its deadline and make it ready. Then take the first ready

@@ -1,5 +1,5 @@
-//! Build it 3: a coroutine wrapped as a callback (book chapter 3, "The Task" and "Sleep is
-//! `call_later`"; seed 003, section 5: the `Task` whose `__call__` sends the coroutine
+//! Build it 3.3: a coroutine wrapped as a callback (book chapter 3, "The Task" and "Sleep
+//! is `call_later`"; seed 003, section 5: the `Task` whose `__call__` sends the coroutine
 //! `None`, on the callback scheduler of section 2). A build-it exercise: the skeleton below
 //! is given, and you write [`Task::step`]. `tests/build_ch3.rs` runs tasks and plain
 //! callbacks together on stage 1's scheduler, once with your `Task` and once with stage
@@ -64,14 +64,14 @@ pub fn spawn(s: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc
 /// `current` slot, have the scheduler call its step once `delay` has passed, and switch.
 pub async fn sleep(delay: Duration) {
     let task = take_current()
-        .expect("build it 3: sleep() found no current task; step() must set it before polling");
+        .expect("exercise 3.3: sleep() found no current task; step() must set it before polling");
     let scheduler = task.scheduler.clone();
     scheduler.call_later(delay, move |s| task.step(s));
     switch().await;
 }
 
 impl Task {
-    /// Build it 3: one step of the task, as a callback of `s` (the seed's `Task.__call__`).
+    /// Build it 3.3: one step of the task, a callback of `s` (the seed's `Task.__call__`).
     ///
     /// Take the coroutine out (a task without one has finished: do nothing), make this
     /// task the current one, poll the coroutine once (a no-op waker is enough: nothing here

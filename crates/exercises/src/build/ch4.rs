@@ -1,4 +1,4 @@
-//! Build it 4: the run loop with `select` (book chapter 4, "The run loop with I/O"; seed
+//! Build it 4.4: the run loop with `select` (book chapter 4, "The run loop with I/O"; seed
 //! 003, section 6: `Scheduler.run`, which sleeps in `select()` with a timeout that ends at
 //! the next timer instead of in `time.sleep`). A build-it exercise: the skeleton below is
 //! given, and you write [`Scheduler::run`]. `tests/build_ch4.rs` runs a scripted exchange
@@ -115,7 +115,7 @@ impl Scheduler {
         Ok(events)
     }
 
-    /// Build it 4: run until nothing is ready, asleep or waiting for a socket.
+    /// Build it 4.4: run until nothing is ready, asleep or waiting for a socket.
     ///
     /// Stage 1's loop, with the sleep replaced by `select`. Each turn, if nothing is
     /// ready: work out how long the loop may sleep (until the earliest timer, or, with no

@@ -1,5 +1,5 @@
-//! Build it 5: one iteration of asyncio's loop, `run_once`, in five steps (book chapter 5,
-//! "One iteration: `run_once`" and its five steps; seed 000, `_run_once`; seed 001, its
+//! Build it 5.4: one iteration of asyncio's loop, `run_once`, in five steps (book chapter
+//! 5, "One iteration: `run_once`" and its five steps; seed 000, `_run_once`; seed 001, its
 //! three phases; seed 002, the four things it does each time). A build-it exercise: the
 //! skeleton below is given, and you write [`MiniLoop::run_once`]. `tests/build_ch5.rs` runs
 //! one program on your loop and on stage 5's `EventLoop`, both on the virtual clock, and
@@ -140,7 +140,7 @@ impl MiniLoop {
         }
     }
 
-    /// Build it 5: one iteration of the loop, asyncio's five steps.
+    /// Build it 5.4: one iteration of the loop, asyncio's five steps.
     ///
     /// 1. Clean the heap: pop the cancelled timers off its head, where they would decide
     ///    the timeout.

@@ -1,4 +1,4 @@
-//! Build it 7: `sock_recv` as asyncio writes it, a reader plus a future (book chapter 7,
+//! Build it 7.4: `sock_recv` as asyncio writes it, a reader plus a future (book chapter 7,
 //! "Readers and writers on a selector" and "Socket operations"; seeds 000/004, "网络IO的回调注册":
 //! `add_reader` files a handle under a descriptor, and asyncio's `sock_recv` tries the
 //! socket first and waits with a reader only if it would block). A build-it exercise: the
@@ -45,7 +45,7 @@ pub fn complete(done: &Future<Vec<u8>>, outcome: io::Result<Vec<u8>>) {
     debug_assert!(set.is_ok(), "a receive completes its future once");
 }
 
-/// Build it 7: receive at most `nbytes` from `sock` (non-blocking), asyncio's way: a
+/// Build it 7.4: receive at most `nbytes` from `sock` (non-blocking), asyncio's way: a
 /// future, completed by a reader.
 ///
 /// Make a future (`lp.create_future()`). Try at once: if the try does not say

@@ -1,30 +1,24 @@
 //! # Build it: one chapter's core, written by the learner
 //!
 //! The "Try it" exercises ([`crate`]) patch a line or a function. The "Build it" exercises,
-//! one per chapter, ask for the chapter's core itself: a small skeleton is given (the
-//! state, the scheduling calls, the clock), and the learner writes the function that makes
-//! it run. The test then runs the same program on the learner's code and on the stage's
-//! own, on the virtual clock, and compares the two runs line by line: what ran, in what
-//! order, at what time. Each retraces its chapter's seed: Beazley's stages in seed 003 for
-//! chapters 1 to 4, CPython's loop in seeds 000/004, 001 and 002 for chapters 5 to 7.
+//! one per chapter and the last of its boxes, ask for the chapter's core itself: a small
+//! skeleton is given (the state, the scheduling calls, the clock), and the learner writes
+//! the function that makes it run. The test then runs the same program on the learner's
+//! code and on the stage's own, on the virtual clock, and compares the two runs line by
+//! line: what ran, in what order, at what time. Each retraces its chapter's seed, as its
+//! file says: Beazley's stages in seed 003 for chapters 1 to 4, CPython's loop in seeds
+//! 000/004, 001 and 002 for chapters 5 to 7.
 //!
-//! | chapter | file | seed | what the learner writes | compared with |
-//! | --- | --- | --- | --- | --- |
-//! | 1 | [`ch1`] | 003, 2 | `Scheduler::run`: the ready queue and the heap | stage 1's `Scheduler` |
-//! | 2 | [`ch2`] | 003, 4.1 | `Scheduler::run`: generators that sleep, in turn | stage 2's `Scheduler` |
-//! | 3 | [`ch3`] | 003, 5 | `Task::step`: a coroutine as a callback | stage 3's `Task` |
-//! | 4 | [`ch4`] | 003, 6 | `Scheduler::run`: timers and sockets, one `select` | stage 4's `Scheduler` |
-//! | 5 | [`ch5`] | 000, 001, 002 | `MiniLoop::run_once`: asyncio's five steps | stage 5's `EventLoop` |
-//! | 6 | [`ch6`] | 000, 001 | `MiniFuture::set_result`, `add_done_callback` | stage 5's `Future` |
-//! | 7 | [`ch7`] | 000/004 | `sock_recv`: a reader plus a future | stage 5's `sock_recv` |
-//!
-//! As with the "Try it" exercises, a stub in `src/build/chN.rs` compiles and does too
-//! little, its test in `tests/build_chN.rs` is `#[ignore]`d and fails until the work is
-//! done, and a reference solution is in `src/solutions/build/chN.rs`, compiled instead with
-//! the `solutions` feature:
+//! They are exercises like the others, rows of the [`catalog`](crate::catalog) (which names
+//! each one's file, item and test), run by the runner in the book's order: a stub in
+//! `src/build/chN.rs` compiles and does too little, its test in `tests/build_chN.rs` is
+//! `#[ignore = "exercise N.M: ..."]`d and fails until the work is done, and a reference
+//! solution is in `src/solutions/build/chN.rs`, compiled instead with the `solutions`
+//! feature:
 //!
 //! ```text
-//! cargo test -p exercises --test build_ch1 -- --ignored
+//! cargo run -p exercises -- run 1.4
+//! cargo test -p exercises --test build_ch1 -- --ignored      # the same test, as cargo runs it
 //! ```
 //!
 //! When a run differs from the stage's, [`assert_same_run`] says where: the first line that

@@ -1,4 +1,4 @@
-//! Build it 1, solved: the callback scheduler's `run` (book chapter 1, "The ready queue",
+//! Build it 1.4, solved: the callback scheduler's `run` (book chapter 1, "The ready queue",
 //! "The heap and its tie-breaker" and "Running it"; seed 003, section 2, the scheduler with
 //! `ready`, `sleeping` and `sequence`). The reference solution of a build-it exercise; the
 //! stub is `src/build/ch1.rs`. `tests/build_ch1.rs` runs one program on your scheduler and
@@ -95,7 +95,7 @@ impl Scheduler {
         });
     }
 
-    /// Build it 1: run callbacks until none is ready and none is sleeping.
+    /// Build it 1.4: run callbacks until none is ready and none is sleeping.
     ///
     /// The seed's loop, in two parts, for as long as there is anything to do: when nothing
     /// is ready, take the earliest sleeper off the heap, wait on the clock until its

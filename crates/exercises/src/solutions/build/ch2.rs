@@ -1,10 +1,10 @@
-//! Build it 2, solved: a round robin of generators that sleep (book chapter 2, "Generators
-//! by hand", "The scheduler" and "A non-blocking sleep"; seed 003, sections 4.1.1 and
-//! 4.1.3: the scheduler that resumes each generator in turn, then the `sleep` that parks it
-//! in the heap instead of blocking). The reference solution of a build-it exercise; the
-//! stub is `src/build/ch2.rs`. `tests/build_ch2.rs` runs the same tasks on your scheduler,
-//! as generators by hand, and on stage 2's, as `async` blocks, both on the virtual clock,
-//! and compares what ran when.
+//! Build it 2.4, solved: a round robin of generators that sleep (book chapter 2,
+//! "Generators by hand", "The scheduler" and "A non-blocking sleep"; seed 003, sections
+//! 4.1.1 and 4.1.3: the scheduler that resumes each generator in turn, then the `sleep`
+//! that parks it in the heap instead of blocking). The reference solution of a build-it
+//! exercise; the stub is `src/build/ch2.rs`. `tests/build_ch2.rs` runs the same tasks on
+//! your scheduler, as generators by hand, and on stage 2's, as `async` blocks, both on the
+//! virtual clock, and compares what ran when.
 //!
 //! A generator here says *why* it paused: [`Yield::Switch`] is the seed's bare `yield` (run
 //! me again after the others), [`Yield::Sleep`] is its `await sleep(delay)` (run me again
@@ -113,7 +113,7 @@ impl Scheduler {
         (self.ready.len(), self.sleeping.len())
     }
 
-    /// Build it 2: run the tasks until none is ready and none is asleep.
+    /// Build it 2.4: run the tasks until none is ready and none is asleep.
     ///
     /// One task per turn: when nothing is ready, take the earliest sleeper off the heap,
     /// wait on the clock until its deadline and make it ready. Then take the first ready

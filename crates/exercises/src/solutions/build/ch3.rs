@@ -1,4 +1,4 @@
-//! Build it 3, solved: a coroutine wrapped as a callback (book chapter 3, "The Task" and
+//! Build it 3.3, solved: a coroutine wrapped as a callback (book chapter 3, "The Task" and
 //! "Sleep is `call_later`"; seed 003, section 5: the `Task` whose `__call__` sends the
 //! coroutine `None`, on the callback scheduler of section 2). The reference solution of a
 //! build-it exercise; the stub is `src/build/ch3.rs`. `tests/build_ch3.rs` runs tasks and
@@ -64,14 +64,14 @@ pub fn spawn(s: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc
 /// `current` slot, have the scheduler call its step once `delay` has passed, and switch.
 pub async fn sleep(delay: Duration) {
     let task = take_current()
-        .expect("build it 3: sleep() found no current task; step() must set it before polling");
+        .expect("exercise 3.3: sleep() found no current task; step() must set it before polling");
     let scheduler = task.scheduler.clone();
     scheduler.call_later(delay, move |s| task.step(s));
     switch().await;
 }
 
 impl Task {
-    /// Build it 3: one step of the task, as a callback of `s` (the seed's `Task.__call__`).
+    /// Build it 3.3: one step of the task, a callback of `s` (the seed's `Task.__call__`).
     ///
     /// Take the coroutine out (a task without one has finished: do nothing), make this
     /// task the current one, poll the coroutine once (a no-op waker is enough: nothing here

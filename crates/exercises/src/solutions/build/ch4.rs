@@ -1,9 +1,9 @@
-//! Build it 4, solved: the run loop with `select` (book chapter 4, "The run loop with I/O";
-//! seed 003, section 6: `Scheduler.run`, which sleeps in `select()` with a timeout that
-//! ends at the next timer instead of in `time.sleep`). The reference solution of a build-it
-//! exercise; the stub is `src/build/ch4.rs`. `tests/build_ch4.rs` runs a scripted exchange
-//! on a socket pair inside the process, with timers around it, on your scheduler and on
-//! stage 4's, both on the virtual clock, and compares what ran when.
+//! Build it 4.4, solved: the run loop with `select` (book chapter 4, "The run loop with
+//! I/O"; seed 003, section 6: `Scheduler.run`, which sleeps in `select()` with a timeout
+//! that ends at the next timer instead of in `time.sleep`). The reference solution of a
+//! build-it exercise; the stub is `src/build/ch4.rs`. `tests/build_ch4.rs` runs a scripted
+//! exchange on a socket pair inside the process, with timers around it, on your scheduler
+//! and on stage 4's, both on the virtual clock, and compares what ran when.
 //!
 //! The skeleton is stage 1's scheduler plus the seed's two dicts of callbacks waiting for a
 //! socket (one table here, by descriptor and direction) and a selector: stage 4's
@@ -115,7 +115,7 @@ impl Scheduler {
         Ok(events)
     }
 
-    /// Build it 4: run until nothing is ready, asleep or waiting for a socket.
+    /// Build it 4.4: run until nothing is ready, asleep or waiting for a socket.
     ///
     /// Stage 1's loop, with the sleep replaced by `select`. Each turn, if nothing is
     /// ready: work out how long the loop may sleep (until the earliest timer, or, with no

@@ -1,4 +1,4 @@
-//! Build it 5, solved: one iteration of asyncio's loop, `run_once`, in five steps (book
+//! Build it 5.4, solved: one iteration of asyncio's loop, `run_once`, in five steps (book
 //! chapter 5, "One iteration: `run_once`" and its five steps; seed 000, `_run_once`; seed
 //! 001, its three phases; seed 002, the four things it does each time). The reference
 //! solution of a build-it exercise; the stub is `src/build/ch5.rs`. `tests/build_ch5.rs`
@@ -140,7 +140,7 @@ impl MiniLoop {
         }
     }
 
-    /// Build it 5: one iteration of the loop, asyncio's five steps.
+    /// Build it 5.4: one iteration of the loop, asyncio's five steps.
     ///
     /// 1. Clean the heap: pop the cancelled timers off its head, where they would decide
     ///    the timeout.

@@ -1,4 +1,4 @@
-//! Build it 6, solved: a future and its done callbacks (book chapter 6, "Futures"; seed
+//! Build it 6.5, solved: a future and its done callbacks (book chapter 6, "Futures"; seed
 //! 000's introduction to asyncio's futures and seed 001, "Task 对象的自我驱动机制": a task waits by
 //! adding a callback to a future, and completing the future schedules it). The reference
 //! solution of a build-it exercise; the stub is `src/build/ch6.rs`. `tests/build_ch6.rs`
@@ -71,7 +71,7 @@ impl<T: Clone + 'static> MiniFuture<T> {
             .ok_or(Error::InvalidState("Result is not set."))
     }
 
-    /// Build it 6: complete the future with `value` and schedule every done callback.
+    /// Build it 6.5: complete the future with `value` and schedule every done callback.
     ///
     /// A future completes once: if it is done already, fail with
     /// `Error::InvalidState("the future is already done")` and change nothing. Otherwise
@@ -101,7 +101,7 @@ impl<T: Clone + 'static> MiniFuture<T> {
         let _ = lp.call_soon(move |lp| callback(lp, &me));
     }
 
-    /// Build it 6: call `callback` once the future is done, through `lp.call_soon`.
+    /// Build it 6.5: call `callback` once the future is done, through `lp.call_soon`.
     ///
     /// While the future is pending, add it to the list, behind the others. If the future
     /// is done already, schedule it at once with `lp.call_soon`: it runs in the next batch,
