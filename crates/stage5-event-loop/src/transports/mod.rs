@@ -1,0 +1,37 @@
+//! Chapter 8: transports and protocols, asyncio as its users write servers (book chapter 8,
+//! "Transports, protocols and streams"; asyncio's `transports.py`, `protocols.py` and
+//! `selector_events.py`'s `_SelectorSocketTransport`).
+//!
+//! Chapter 7 gave the loop readers and writers; a program still had to read, buffer and
+//! write itself. asyncio's answer is a pair: a *transport* owns the socket, its reader
+//! and its writer, buffers what the socket will not take, and closes only once the buffer
+//! has drained; a *protocol* is the program's code, called by the transport when the
+//! connection is made, data arrives, the peer ends its side, the buffer crosses a water
+//! mark, and the connection is lost.
+//!
+//! | module | concept | asyncio |
+//! | --- | --- | --- |
+//! | [`protocol`] | the protocol's six methods | `protocols.Protocol` |
+//! | [`flow_control`] | the water marks | `transports._FlowControlMixin` |
+//! | [`transport`] | the transport's life: made, closed, aborted, lost | `_SelectorTransport` |
+//! | `reading` | the reader, the end of the stream | `_read_ready__data_received` |
+//! | `writing` | write, the writer, `write_eof` | `write`, `_write_ready` |
+//! | [`registry`] | a transport's descriptor is its own | `_ensure_fd_no_transport` |
+//! | [`connect`] | `create_server`, `create_connection` | `base_events.py` |
+//!
+//! What changed from chapter 7: the socket is no longer the program's; the program is
+//! called instead of calling.
+
+pub mod connect;
+pub mod flow_control;
+pub mod protocol;
+mod reading;
+pub mod registry;
+pub mod transport;
+mod writing;
+
+pub use flow_control::DEFAULT_HIGH_WATER;
+pub use protocol::Protocol;
+pub use reading::MAX_SIZE;
+pub use registry::FdUsedByTransport;
+pub use transport::Transport;

@@ -1,0 +1,74 @@
+//! Which descriptors belong to a transport (book chapter 8, "A transport owns its
+//! descriptor"; asyncio's `selector_events.py`: `BaseSelectorEventLoop._transports`,
+//! `_ensure_fd_no_transport`).
+//!
+//! A transport's reader and writer are its own: a program that put its own reader on the
+//! transport's socket would replace the transport's, and the transport would never read
+//! again. asyncio keeps a weak map from descriptor to transport and makes `add_reader`,
+//! `add_writer`, `remove_reader` and `remove_writer` refuse a descriptor whose transport is
+//! not closing. Ours is the same map, kept beside the loop (by the loop's address), so
+//! that the loop's own state does not change: the public `add_reader` asks it, the
+//! transport goes around it.
+//!
+//! What changed from chapter 7: nothing stopped a program from putting two readers on a
+//! socket; the last one won.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::os::fd::RawFd;
+use std::rc::Weak;
+
+use crate::errors::Error;
+use crate::event_loop::EventLoop;
+use crate::transports::transport::TransportInner;
+
+thread_local! {
+    /// (loop address, descriptor) → its transport, weakly (asyncio's `WeakValueDictionary`).
+    static TRANSPORTS: RefCell<HashMap<(usize, RawFd), Weak<TransportInner>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// Note that `fd` belongs to `transport` on `lp`.
+pub(crate) fn attach(lp: &EventLoop, fd: RawFd, transport: Weak<TransportInner>) {
+    TRANSPORTS.with(|map| map.borrow_mut().insert((lp.address(), fd), transport));
+}
+
+/// `fd` is no longer the transport's (its socket is being closed).
+pub(crate) fn detach(lp_address: usize, fd: RawFd) {
+    // `try_with`: a transport dropped while the thread ends finds the map gone; nothing to
+    // forget then.
+    let removed = TRANSPORTS.try_with(|map| map.borrow_mut().remove(&(lp_address, fd)));
+    drop(removed); // an entry or none: either way it is gone
+}
+
+/// The error of a reader or writer added to a transport's descriptor (asyncio's
+/// `RuntimeError`).
+#[derive(Debug)]
+pub struct FdUsedByTransport {
+    /// The descriptor.
+    pub fd: RawFd,
+}
+
+impl fmt::Display for FdUsedByTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "File descriptor {} is used by transport", self.fd)
+    }
+}
+
+impl std::error::Error for FdUsedByTransport {}
+
+// ANCHOR: ensure_fd_no_transport
+/// asyncio's `_ensure_fd_no_transport`: refuse `fd` if a transport that is not closing
+/// owns it on `lp`.
+pub(crate) fn ensure_fd_no_transport(lp: &EventLoop, fd: RawFd) -> Result<(), Error> {
+    let owner = TRANSPORTS.with(|map| {
+        let map = map.borrow();
+        map.get(&(lp.address(), fd)).and_then(Weak::upgrade)
+    });
+    match owner {
+        Some(inner) if !inner.closing.get() => Err(Error::custom(FdUsedByTransport { fd })),
+        _ => Ok(()),
+    }
+}
+// ANCHOR_END: ensure_fd_no_transport
