@@ -137,6 +137,22 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("bridge", 10),
     ("futures", 11), // folders' mod.rs: they only declare their modules
     ("io", 11),
+    // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
+    ("transports::flow_control", 1),
+    ("transports::registry", 5),
+    ("transports::transport", 9),
+    ("transports::reading", 10),
+    ("transports::writing", 10),
+    ("transports::info", 10),
+    ("transports::connect", 11),
+    ("transports", 12),
+    ("streams::errors", 1),
+    ("streams::reader", 10),
+    ("streams::reads", 11),
+    ("streams::drain", 9),
+    ("streams::writer", 11),
+    ("streams::protocol", 12),
+    ("streams", 13),
 ];
 // ANCHOR_END: layers
 

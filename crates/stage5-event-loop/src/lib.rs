@@ -72,11 +72,11 @@ pub use futures::task::Task;
 pub use io::selector::SelectorStats;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
+pub use stage4::Interest;
 pub use streams::{
     IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,
     start_server,
 };
 pub use transports::{Protocol, Transport};
-pub use stage4::Interest;
 
 pub use stage1::{Clock, Options, RealClock, VirtualClock, say, transcript};

@@ -67,7 +67,10 @@ fn compare_with_cpython(name: &str, ours: &[&str]) {
         return;
     }
     let theirs: Vec<&str> = stdout.lines().collect();
-    assert_eq!(ours, theirs, "{name}: stage 5 (left) and CPython (right) disagree");
+    assert_eq!(
+        ours, theirs,
+        "{name}: stage 5 (left) and CPython (right) disagree"
+    );
 }
 
 /// `vloop_io.Recorder`: notes every call.
@@ -89,7 +92,10 @@ impl Recorder {
     }
 
     fn buffer(&self) -> usize {
-        self.transport.borrow().as_ref().map_or(0, Transport::get_write_buffer_size)
+        self.transport
+            .borrow()
+            .as_ref()
+            .map_or(0, Transport::get_write_buffer_size)
     }
 }
 
@@ -115,14 +121,19 @@ impl Protocol for Recorder {
         note(&self.lp, format!("pause_writing, buffer {}", self.buffer()));
     }
     fn resume_writing(&self) {
-        note(&self.lp, format!("resume_writing, buffer {}", self.buffer()));
+        note(
+            &self.lp,
+            format!("resume_writing, buffer {}", self.buffer()),
+        );
     }
 }
 
 /// `vloop_io.small_pair`: the first end has a small send buffer; the second is the peer.
 fn small_pair() -> (UnixStream, UnixStream) {
     let (a, b) = UnixStream::pair().unwrap();
-    socket2::SockRef::from(&a).set_send_buffer_size(4096).unwrap();
+    socket2::SockRef::from(&a)
+        .set_send_buffer_size(4096)
+        .unwrap();
     b.set_nonblocking(true).unwrap();
     (a, b)
 }
@@ -222,7 +233,13 @@ fn test_transport_close_full_buffer() {
             transport.write(&vec![b'y'; 100_000])?;
             transport.close();
             let buffered = py(transport.get_write_buffer_size() > 0);
-            note(&lp, format!("closing {}, buffered {buffered}", py(transport.is_closing())));
+            note(
+                &lp,
+                format!(
+                    "closing {}, buffered {buffered}",
+                    py(transport.is_closing())
+                ),
+            );
             let (mut received, mut eof) = (0, false);
             for _ in 0..1000 {
                 sleep(&lp, 1.0).await?;
@@ -249,7 +266,10 @@ fn test_transport_abort() {
                 .await?;
             transport.write(&vec![b'z'; 100_000])?;
             transport.abort();
-            note(&lp, format!("aborted, buffer {}", transport.get_write_buffer_size()));
+            note(
+                &lp,
+                format!("aborted, buffer {}", transport.get_write_buffer_size()),
+            );
             proto.lost.clone().await?;
             let (received, eof) = drain_peer(&b);
             let less = py(received < 100_000);
@@ -277,7 +297,10 @@ fn test_transport_half_close() {
             b.shutdown(Shutdown::Write).unwrap();
             sleep(&lp, 1.0).await?;
             let (closing, reading) = (transport.is_closing(), transport.is_reading());
-            note(&lp, format!("closing {}, reading {}", py(closing), py(reading)));
+            note(
+                &lp,
+                format!("closing {}, reading {}", py(closing), py(reading)),
+            );
             transport.close();
             proto.lost.clone().await
         });
@@ -303,16 +326,28 @@ fn test_stream_readuntil_limit() {
             let error = reader.readuntil(b"\n").await.unwrap_err();
             let e = LimitOverrunError::of(&error).unwrap();
             let (message, consumed) = (e.message, e.consumed);
-            note(&lp, format!("readuntil: LimitOverrunError '{message}' consumed {consumed}"));
+            note(
+                &lp,
+                format!("readuntil: LimitOverrunError '{message}' consumed {consumed}"),
+            );
             let error = reader.readline().await.unwrap_err();
             note(&lp, format!("readline: {error}"));
-            note(&lp, format!("readline: {}", repr(&reader.readline().await?)));
-            note(&lp, format!("readexactly: {}", repr(&reader.readexactly(11).await?)));
+            note(
+                &lp,
+                format!("readline: {}", repr(&reader.readline().await?)),
+            );
+            note(
+                &lp,
+                format!("readexactly: {}", repr(&reader.readexactly(11).await?)),
+            );
             b.shutdown(Shutdown::Write).unwrap();
             let error = reader.readexactly(10).await.unwrap_err();
             let e = IncompleteReadError::of(&error).unwrap();
             let (partial, expected) = (repr(&e.partial), e.expected.unwrap());
-            note(&lp, format!("readexactly: IncompleteReadError {partial} expected {expected}"));
+            note(
+                &lp,
+                format!("readexactly: IncompleteReadError {partial} expected {expected}"),
+            );
             note(&lp, format!("at_eof {}", py(reader.at_eof())));
             writer.close();
             writer.wait_closed().await?;

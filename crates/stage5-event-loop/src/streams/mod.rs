@@ -9,17 +9,21 @@
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
-//! | [`reader`] | the buffer tasks read from, its limit | `StreamReader` |
-//! | [`protocol`] | feeding it, and `drain`'s waiting | `StreamReaderProtocol`, `FlowControlMixin` |
+//! | [`reader`] | the buffer tasks read from, its limit | `StreamReader`, `feed_data` |
+//! | `reads` | `read`, `readexactly`, `readline`, `readuntil` | `StreamReader.read*` |
+//! | [`protocol`] | feeding it, starting the server's handler | `StreamReaderProtocol` |
+//! | [`drain`] | what `drain` and `wait_closed` wait on | `FlowControlMixin` |
 //! | [`writer`] | `write`, `drain`, `close`, `wait_closed` | `StreamWriter` |
 //! | [`errors`] | `IncompleteReadError`, `LimitOverrunError` | `exceptions.py` |
 //!
 //! What changed from chapter 7: a task no longer calls `sock_recv`; it awaits a buffer
 //! the transport fills.
 
+pub mod drain;
 pub mod errors;
 pub mod protocol;
 pub mod reader;
+mod reads;
 pub mod writer;
 
 use std::net::SocketAddr;
@@ -70,7 +74,7 @@ pub async fn open_connection(
     let reader = StreamReader::with_limit(lp, limit);
     let protocol = StreamReaderProtocol::new(lp, reader.clone(), None);
     let (transport, protocol) = lp.create_connection(move || protocol, addr).await?;
-    let writer = StreamWriter::new(transport, protocol, Some(reader.clone()));
+    let writer = StreamWriter::new(transport, protocol.drain(), Some(reader.clone()));
     Ok((reader, writer))
 }
 
@@ -84,6 +88,6 @@ pub async fn open_connection_on(
     let reader = StreamReader::with_limit(lp, limit);
     let protocol = StreamReaderProtocol::new(lp, reader.clone(), None);
     let (transport, protocol) = lp.connect_accepted_socket(move || protocol, sock).await?;
-    let writer = StreamWriter::new(transport, protocol, Some(reader.clone()));
+    let writer = StreamWriter::new(transport, protocol.drain(), Some(reader.clone()));
     Ok((reader, writer))
 }

@@ -24,8 +24,7 @@ use crate::errors::Error;
 use crate::event_loop::EventLoop;
 use crate::event_loop::weak::WeakLoop;
 use crate::futures::future::Future;
-use crate::streams::errors::{IncompleteReadError, LimitOverrunError};
-use crate::transports::Transport;
+use crate::transports::transport::Transport;
 
 /// asyncio's `_DEFAULT_LIMIT`: 64 KiB.
 pub const DEFAULT_LIMIT: usize = 64 * 1024;
@@ -34,14 +33,14 @@ pub const DEFAULT_LIMIT: usize = 64 * 1024;
 /// handle to the same reader.
 #[derive(Clone)]
 pub struct StreamReader {
-    inner: Rc<ReaderInner>,
+    pub(crate) inner: Rc<ReaderInner>,
 }
 
-struct ReaderInner {
+pub(crate) struct ReaderInner {
     lp: WeakLoop,
-    limit: usize,
-    buffer: RefCell<Vec<u8>>,
-    eof: Cell<bool>,
+    pub(crate) limit: usize,
+    pub(crate) buffer: RefCell<Vec<u8>>,
+    pub(crate) eof: Cell<bool>,
     exception: RefCell<Option<Error>>,
     waiter: RefCell<Option<Future<()>>>, // the one read waiting for data
     transport: RefCell<Option<Transport>>,
@@ -153,7 +152,7 @@ impl StreamReader {
     // ANCHOR_END: feed_data
 
     /// asyncio's `_maybe_resume_transport`: a read brought the buffer to the limit.
-    fn maybe_resume_transport(&self) {
+    pub(crate) fn maybe_resume_transport(&self) {
         let inner = &*self.inner;
         if inner.paused.get() && inner.buffer.borrow().len() <= inner.limit {
             inner.paused.set(false);
@@ -167,7 +166,7 @@ impl StreamReader {
     // ANCHOR: wait_for_data
     /// asyncio's `_wait_for_data`: wait until `feed_data` or `feed_eof`. A paused transport
     /// is resumed first: the buffer does not hold what the read needs, so it must grow.
-    async fn wait_for_data(&self, func_name: &str) -> Result<(), Error> {
+    pub(crate) async fn wait_for_data(&self, func_name: &str) -> Result<(), Error> {
         let inner = &*self.inner;
         if inner.waiter.borrow().is_some() {
             return Err(Error::msg(format!(
@@ -190,7 +189,7 @@ impl StreamReader {
     }
     // ANCHOR_END: wait_for_data
 
-    fn check_exception(&self) -> Result<(), Error> {
+    pub(crate) fn check_exception(&self) -> Result<(), Error> {
         match self.exception() {
             Some(error) => Err(error),
             None => Ok(()),
@@ -198,115 +197,9 @@ impl StreamReader {
     }
 
     /// Take the first `n` bytes out of the buffer and resume the transport if due.
-    fn take(&self, n: usize) -> Vec<u8> {
+    pub(crate) fn take(&self, n: usize) -> Vec<u8> {
         let data: Vec<u8> = self.inner.buffer.borrow_mut().drain(..n).collect();
         self.maybe_resume_transport();
         data
     }
-
-    /// Up to `n` bytes, at least one unless the stream ended (asyncio's `read(n)`); `None`
-    /// reads until the end of the stream.
-    pub async fn read(&self, n: Option<usize>) -> Result<Vec<u8>, Error> {
-        self.check_exception()?;
-        let Some(n) = n else {
-            let mut all = Vec::new();
-            loop {
-                let block = Box::pin(self.read(Some(self.inner.limit))).await?;
-                if block.is_empty() {
-                    return Ok(all);
-                }
-                all.extend_from_slice(&block);
-            }
-        };
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        if self.inner.buffer.borrow().is_empty() && !self.inner.eof.get() {
-            self.wait_for_data("read").await?;
-        }
-        let n = n.min(self.inner.buffer.borrow().len());
-        Ok(self.take(n))
-    }
-
-    /// Exactly `n` bytes (asyncio's `readexactly`); the end of the stream first is an
-    /// [`IncompleteReadError`] with what was read.
-    pub async fn readexactly(&self, n: usize) -> Result<Vec<u8>, Error> {
-        self.check_exception()?;
-        while self.inner.buffer.borrow().len() < n {
-            if self.inner.eof.get() {
-                let partial = std::mem::take(&mut *self.inner.buffer.borrow_mut());
-                let expected = Some(n);
-                return Err(Error::custom(IncompleteReadError { partial, expected }));
-            }
-            self.wait_for_data("readexactly").await?;
-        }
-        Ok(self.take(n))
-    }
-
-    /// One line, `\n` included (asyncio's `readline`): at the end of the stream what is
-    /// left, maybe without `\n`. Over the limit, the line is thrown away and the error is
-    /// the [`LimitOverrunError`] (asyncio turns it into a `ValueError` with its message).
-    pub async fn readline(&self) -> Result<Vec<u8>, Error> {
-        match self.readuntil(b"\n").await {
-            Ok(line) => Ok(line),
-            Err(error) => {
-                if let Some(e) = IncompleteReadError::of(&error) {
-                    return Ok(e.partial.clone());
-                }
-                if let Some(e) = LimitOverrunError::of(&error) {
-                    let mut buffer = self.inner.buffer.borrow_mut();
-                    if buffer[e.consumed..].starts_with(b"\n") {
-                        buffer.drain(..e.consumed + 1);
-                    } else {
-                        buffer.clear();
-                    }
-                    drop(buffer);
-                    self.maybe_resume_transport();
-                }
-                Err(error)
-            }
-        }
-    }
-
-    // ANCHOR: readuntil
-    /// Everything up to and including `separator` (asyncio's `readuntil`). Searches only
-    /// what is new, and fails with [`LimitOverrunError`] (the data stays buffered) once
-    /// more than the limit was searched, or if the separator ends beyond it.
-    pub async fn readuntil(&self, separator: &[u8]) -> Result<Vec<u8>, Error> {
-        let seplen = separator.len();
-        if seplen == 0 {
-            return Err(Error::msg("Separator should be at least one-byte string"));
-        }
-        self.check_exception()?;
-        let limit = self.inner.limit;
-        let mut offset = 0;
-        let isep = loop {
-            let buflen = self.inner.buffer.borrow().len();
-            if buflen - offset >= seplen {
-                let buffer = self.inner.buffer.borrow();
-                let found = buffer[offset..].windows(seplen).position(|w| w == separator);
-                if let Some(i) = found {
-                    break offset + i;
-                }
-                offset = buflen + 1 - seplen;
-                if offset > limit {
-                    let message = "Separator is not found, and chunk exceed the limit";
-                    let error = LimitOverrunError { message, consumed: offset };
-                    return Err(Error::custom(error));
-                }
-            }
-            if self.inner.eof.get() {
-                let partial = std::mem::take(&mut *self.inner.buffer.borrow_mut());
-                let error = IncompleteReadError { partial, expected: None };
-                return Err(Error::custom(error));
-            }
-            self.wait_for_data("readuntil").await?;
-        };
-        if isep > limit {
-            let message = "Separator is found, but chunk is longer than limit";
-            return Err(Error::custom(LimitOverrunError { message, consumed: isep }));
-        }
-        Ok(self.take(isep + seplen))
-    }
-    // ANCHOR_END: readuntil
 }

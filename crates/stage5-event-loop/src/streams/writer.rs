@@ -13,28 +13,28 @@ use std::rc::Rc;
 
 use crate::errors::Error;
 use crate::futures::sleep::sleep;
-use crate::streams::protocol::StreamReaderProtocol;
+use crate::streams::drain::DrainState;
 use crate::streams::reader::StreamReader;
-use crate::transports::Transport;
+use crate::transports::transport::Transport;
 
 /// A transport with `drain` (asyncio's `StreamWriter`). Cloning gives another handle.
 #[derive(Clone)]
 pub struct StreamWriter {
     transport: Transport,
-    protocol: Rc<StreamReaderProtocol>,
+    drain: Rc<DrainState>,
     reader: Option<StreamReader>,
 }
 
 impl StreamWriter {
-    /// A writer on `transport`, whose protocol is `protocol` (a `StreamReaderProtocol`).
+    /// A writer on `transport`, whose protocol's flow control is `drain`.
     pub(crate) fn new(
         transport: Transport,
-        protocol: Rc<StreamReaderProtocol>,
+        drain: Rc<DrainState>,
         reader: Option<StreamReader>,
     ) -> StreamWriter {
         StreamWriter {
             transport,
-            protocol,
+            drain,
             reader,
         }
     }
@@ -83,12 +83,12 @@ impl StreamWriter {
                 sleep(&lp, 0.0).await?;
             }
         }
-        self.protocol.drain_helper().await
+        self.drain.drain_helper().await
     }
     // ANCHOR_END: drain
 
     /// Wait until the connection is lost (asyncio's `wait_closed`).
     pub async fn wait_closed(&self) -> Result<(), Error> {
-        self.protocol.closed().await
+        self.drain.closed().await
     }
 }

@@ -27,7 +27,7 @@ use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::sleep::sleep;
 use crate::io::server::Server;
-use crate::transports::protocol::Protocol;
+use crate::transports::transport::Protocol;
 use crate::transports::transport::Transport;
 
 /// The listen backlog (asyncio's `create_server(backlog=100)`), also how many connections
@@ -88,7 +88,8 @@ impl EventLoop {
     ) -> Result<(Transport, Rc<P>), Error> {
         let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
         self.sock_connect(&sock, addr).await?;
-        self.create_connection_transport(sock, protocol_factory).await
+        self.create_connection_transport(sock, protocol_factory)
+            .await
     }
     // ANCHOR_END: create_connection
 

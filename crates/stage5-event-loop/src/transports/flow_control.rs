@@ -133,7 +133,11 @@ mod tests {
     fn pause_over_high_once_resume_at_low_once() {
         let flow = FlowControl::new();
         flow.set_limits(Some(100), Some(20)).unwrap();
-        assert_eq!(flow.after_growth(100), Tell::Nothing, "at the mark is not over it");
+        assert_eq!(
+            flow.after_growth(100),
+            Tell::Nothing,
+            "at the mark is not over it"
+        );
         assert_eq!(flow.after_growth(101), Tell::Pause);
         assert_eq!(flow.after_growth(500), Tell::Nothing, "told once");
         assert_eq!(flow.after_drain(21), Tell::Nothing);

@@ -11,10 +11,10 @@
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
-//! | [`protocol`] | the protocol's six methods | `protocols.Protocol` |
 //! | [`flow_control`] | the water marks | `transports._FlowControlMixin` |
-//! | [`transport`] | the transport's life: made, closed, aborted, lost | `_SelectorTransport` |
-//! | `reading` | the reader, the end of the stream | `_read_ready__data_received` |
+//! | [`transport`] | the protocol's six methods; the transport's life: made, closed, aborted, lost | `protocols.Protocol`, `_SelectorTransport` |
+//! | `info` | addresses, `is_closing`, `is_reading` | `get_extra_info` |
+//! | `reading` | the reader, the end of the stream, pausing it | `_read_ready__data_received`, `pause_reading` |
 //! | `writing` | write, the writer, `write_eof` | `write`, `_write_ready` |
 //! | [`registry`] | a transport's descriptor is its own | `_ensure_fd_no_transport` |
 //! | [`connect`] | `create_server`, `create_connection` | `base_events.py` |
@@ -24,14 +24,13 @@
 
 pub mod connect;
 pub mod flow_control;
-pub mod protocol;
+mod info;
 mod reading;
 pub mod registry;
 pub mod transport;
 mod writing;
 
 pub use flow_control::DEFAULT_HIGH_WATER;
-pub use protocol::Protocol;
 pub use reading::MAX_SIZE;
 pub use registry::FdUsedByTransport;
-pub use transport::Transport;
+pub use transport::{Protocol, Transport};

@@ -70,4 +70,27 @@ impl Transport {
         }
     }
     // ANCHOR_END: read_eof
+
+    /// Stop reading until [`Transport::resume_reading`] (asyncio's `pause_reading`): the
+    /// reader goes, the kernel's buffer fills, and TCP tells the peer to stop sending.
+    pub fn pause_reading(&self) {
+        let inner = &*self.inner;
+        if inner.closing.get() || inner.paused.replace(true) {
+            return;
+        }
+        if let Some(lp) = self.event_loop() {
+            lp.remove_callback_waiter(inner.fd, Interest::Read);
+        }
+    }
+
+    /// Read again (asyncio's `resume_reading`).
+    pub fn resume_reading(&self) {
+        let inner = &*self.inner;
+        if inner.closing.get() || !inner.paused.replace(false) {
+            return;
+        }
+        if let Some(lp) = self.event_loop() {
+            self.add_reader(&lp);
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //! What changed from chapter 7: nothing stopped a program from putting two readers on a
 //! socket; the last one won.
 
+use std::cell::Cell;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
@@ -21,17 +22,17 @@ use std::rc::Weak;
 
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
-use crate::transports::transport::TransportInner;
 
 thread_local! {
-    /// (loop address, descriptor) → its transport, weakly (asyncio's `WeakValueDictionary`).
-    static TRANSPORTS: RefCell<HashMap<(usize, RawFd), Weak<TransportInner>>> =
+    /// (loop address, descriptor) → its transport's `closing` flag, weakly (asyncio's
+    /// `WeakValueDictionary` of transports): all the check needs, and nothing above.
+    static TRANSPORTS: RefCell<HashMap<(usize, RawFd), Weak<Cell<bool>>>> =
         RefCell::new(HashMap::new());
 }
 
-/// Note that `fd` belongs to `transport` on `lp`.
-pub(crate) fn attach(lp: &EventLoop, fd: RawFd, transport: Weak<TransportInner>) {
-    TRANSPORTS.with(|map| map.borrow_mut().insert((lp.address(), fd), transport));
+/// Note that `fd` belongs to a transport on `lp`, whose `closing` flag this is.
+pub(crate) fn attach(lp: &EventLoop, fd: RawFd, closing: Weak<Cell<bool>>) {
+    TRANSPORTS.with(|map| map.borrow_mut().insert((lp.address(), fd), closing));
 }
 
 /// `fd` is no longer the transport's (its socket is being closed).
@@ -67,7 +68,7 @@ pub(crate) fn ensure_fd_no_transport(lp: &EventLoop, fd: RawFd) -> Result<(), Er
         map.get(&(lp.address(), fd)).and_then(Weak::upgrade)
     });
     match owner {
-        Some(inner) if !inner.closing.get() => Err(Error::custom(FdUsedByTransport { fd })),
+        Some(closing) if !closing.get() => Err(Error::custom(FdUsedByTransport { fd })),
         _ => Ok(()),
     }
 }

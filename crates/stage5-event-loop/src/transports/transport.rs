@@ -1,5 +1,5 @@
 //! The transport: a socket, its reader and writer, and its protocol (book chapter 8, "What a
-//! transport adds to a reader"; asyncio's `selector_events.py`: `_SelectorTransport`,
+//! transport adds to a reader"; asyncio's `protocols.py`: `Protocol`, and `selector_events.py`: `_SelectorTransport`,
 //! `_SelectorSocketTransport.__init__`, `close`, `_force_close`, `_call_connection_lost`,
 //! `pause_reading`, `resume_reading`).
 //!
@@ -10,11 +10,14 @@
 //! socket closed), and reading paused and resumed. Reading and writing themselves are in
 //! `reading.rs` and `writing.rs`.
 //!
+//! The protocol's trait is here too: the transport holds its protocol, and the protocol is
+//! handed its transport, so the two are one module (asyncio's `protocols.py` holds only the
+//! trait's defaults, which ours has as default methods).
+//!
 //! What changed from chapter 7: a reader was a callback the program wrote; here the reader
 //! is the transport's, and the program's code is called from it.
 
 use std::cell::{Cell, RefCell};
-use std::fmt;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
@@ -23,11 +26,10 @@ use socket2::Socket;
 use stage4::Interest;
 
 use crate::errors::{Error, catch};
-use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::event_loop::weak::WeakLoop;
+use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::future::Future;
 use crate::transports::flow_control::FlowControl;
-use crate::transports::protocol::Protocol;
 use crate::transports::registry;
 
 /// A connection's transport (asyncio's `_SelectorSocketTransport`). Cloning gives another
@@ -43,13 +45,13 @@ pub(crate) struct TransportInner {
     pub(crate) lp_address: usize,
     pub(crate) sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
     pub(crate) fd: RawFd,
-    peername: Option<SocketAddr>,
-    sockname: Option<SocketAddr>,
+    pub(crate) peername: Option<SocketAddr>,
+    pub(crate) sockname: Option<SocketAddr>,
     pub(crate) protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
     pub(crate) buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
     pub(crate) flow: FlowControl,
     pub(crate) conn_lost: Cell<u32>, // `connection_lost` scheduled (then counts writes after)
-    pub(crate) closing: Cell<bool>,  // `close` or `abort` called, or the peer closed
+    pub(crate) closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
     pub(crate) eof: Cell<bool>,      // `write_eof` called
     pub(crate) paused: Cell<bool>,   // reading paused
 }
@@ -86,15 +88,20 @@ impl EventLoop {
                 buffer: RefCell::new(Vec::new()),
                 flow: FlowControl::new(),
                 conn_lost: Cell::new(0),
-                closing: Cell::new(false),
+                closing: Rc::new(Cell::new(false)),
                 eof: Cell::new(false),
                 paused: Cell::new(false),
             }),
         };
-        registry::attach(self, fd, Rc::downgrade(&transport.inner));
-        loop_trace!(self, "transport fd {fd}: connection_made and reader scheduled");
+        registry::attach(self, fd, Rc::downgrade(&transport.inner.closing));
+        loop_trace!(
+            self,
+            "transport fd {fd}: connection_made and reader scheduled"
+        );
         let t = transport.clone();
-        self.call_soon(move |lp| t.call_protocol(lp, "connection_made", |p| p.connection_made(&t)))?;
+        self.call_soon(move |lp| {
+            t.call_protocol(lp, "connection_made", |p| p.connection_made(&t))
+        })?;
         let t = transport.clone();
         // Only once `connection_made` has run does the transport start reading.
         self.call_soon(move |lp| t.add_reader(lp))?;
@@ -147,9 +154,9 @@ impl Transport {
             return; // asyncio's `_SelectorTransport._add_reader`: closed before it started
         }
         let t = self.clone();
-        if let Err(error) = lp.add_callback_waiter(self.inner.fd, Interest::Read, move |lp| {
-            t.read_ready(lp)
-        }) {
+        if let Err(error) =
+            lp.add_callback_waiter(self.inner.fd, Interest::Read, move |lp| t.read_ready(lp))
+        {
             self.fatal_error(lp, error, "Fatal error: cannot watch the socket");
         }
     }
@@ -234,66 +241,6 @@ impl Transport {
         drop(inner.protocol.borrow_mut().take());
     }
     // ANCHOR_END: call_connection_lost
-
-    /// Stop reading until [`Transport::resume_reading`] (asyncio's `pause_reading`): the
-    /// reader goes, the kernel's buffer fills, and TCP tells the peer to stop sending.
-    pub fn pause_reading(&self) {
-        let inner = &*self.inner;
-        if inner.closing.get() || inner.paused.replace(true) {
-            return;
-        }
-        if let Some(lp) = self.event_loop() {
-            lp.remove_callback_waiter(inner.fd, Interest::Read);
-        }
-    }
-
-    /// Read again (asyncio's `resume_reading`).
-    pub fn resume_reading(&self) {
-        let inner = &*self.inner;
-        if inner.closing.get() || !inner.paused.replace(false) {
-            return;
-        }
-        if let Some(lp) = self.event_loop() {
-            self.add_reader(&lp);
-        }
-    }
-
-    /// True unless reading is paused or the transport is closing.
-    pub fn is_reading(&self) -> bool {
-        !self.inner.paused.get() && !self.inner.closing.get()
-    }
-
-    /// True once [`Transport::close`] or [`Transport::abort`] was called, or the peer
-    /// closed.
-    pub fn is_closing(&self) -> bool {
-        self.inner.closing.get()
-    }
-
-    /// The socket's descriptor number.
-    pub fn fd(&self) -> RawFd {
-        self.inner.fd
-    }
-
-    /// The peer's address (asyncio's `get_extra_info("peername")`); `None` for a Unix
-    /// socket.
-    pub fn peername(&self) -> Option<SocketAddr> {
-        self.inner.peername
-    }
-
-    /// The socket's own address (`get_extra_info("sockname")`).
-    pub fn sockname(&self) -> Option<SocketAddr> {
-        self.inner.sockname
-    }
-
-    /// asyncio's `get_extra_info(name)` for the two addresses it knows: `"peername"` and
-    /// `"sockname"`; anything else is `None`.
-    pub fn get_extra_info(&self, name: &str) -> Option<SocketAddr> {
-        match name {
-            "peername" => self.peername(),
-            "sockname" => self.sockname(),
-            _ => None,
-        }
-    }
 }
 
 impl Drop for TransportInner {
@@ -302,15 +249,38 @@ impl Drop for TransportInner {
     }
 }
 
-impl fmt::Debug for Transport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = &*self.inner;
-        let state = match (inner.sock.borrow().is_some(), inner.closing.get()) {
-            (false, _) => "closed",
-            (true, true) => "closing",
-            (true, false) => "open",
-        };
-        let size = inner.buffer.borrow().len();
-        write!(f, "<Transport {state} fd={} bufsize={size}>", inner.fd)
+// ANCHOR: protocol
+/// What a [`Transport`] calls (asyncio's `asyncio.Protocol`); every method has asyncio's
+/// default, which does nothing (and `eof_received` answers `false`: close).
+pub trait Protocol {
+    /// The connection is up: keep `transport` to write to it. Called once, first, with
+    /// `call_soon` from the transport's constructor.
+    fn connection_made(&self, transport: &Transport) {
+        let _ = transport; // the default keeps nothing
     }
+
+    /// Bytes arrived (at most [`MAX_SIZE`](crate::transports::MAX_SIZE) at a time).
+    fn data_received(&self, data: &[u8]) {
+        let _ = data; // the default ignores them
+    }
+
+    /// The peer will send no more. `true` keeps the transport open (the protocol may still
+    /// write, then close it); `false`, asyncio's default, closes it.
+    fn eof_received(&self) -> bool {
+        false
+    }
+
+    /// The connection is closed: `None` for a normal close (or the end of the stream),
+    /// `Some(error)` if it was lost to an error. Called once, last.
+    fn connection_lost(&self, exc: Option<Error>) {
+        let _ = exc; // the default has nothing to clean up
+    }
+
+    /// The write buffer went over the high-water mark: stop writing until
+    /// [`Protocol::resume_writing`].
+    fn pause_writing(&self) {}
+
+    /// The write buffer drained to the low-water mark: write again.
+    fn resume_writing(&self) {}
 }
+// ANCHOR_END: protocol

@@ -34,7 +34,9 @@ impl Transport {
         }
         if data.is_empty() || inner.conn_lost.get() > 0 {
             // Nothing to send, or nobody to send it to (asyncio counts these writes).
-            inner.conn_lost.set(inner.conn_lost.get() + u32::from(!data.is_empty()));
+            inner
+                .conn_lost
+                .set(inner.conn_lost.get() + u32::from(!data.is_empty()));
             return Ok(());
         }
         let Some(lp) = self.event_loop() else {
@@ -108,7 +110,9 @@ impl Transport {
                 }
             }
             // Still full: the next edge says when there is room.
-            Err(e) if e.kind() == ErrorKind::WouldBlock => lp.would_block(inner.fd, Interest::Write),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                lp.would_block(inner.fd, Interest::Write)
+            }
             // A signal interrupted `send`: the writer runs again next iteration.
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             // The peer is gone: the buffer with it, and the connection is lost.
@@ -169,7 +173,10 @@ impl Transport {
     ) -> Result<(), Error> {
         self.inner.flow.set_limits(high, low)?;
         if let Some(lp) = self.event_loop() {
-            self.tell(&lp, self.inner.flow.after_growth(self.get_write_buffer_size()));
+            self.tell(
+                &lp,
+                self.inner.flow.after_growth(self.get_write_buffer_size()),
+            );
         }
         Ok(())
     }
@@ -183,12 +190,14 @@ impl Transport {
     /// Tell the protocol what the water marks decided. asyncio reports a protocol that
     /// fails here to the exception handler and goes on; so do we.
     fn tell(&self, lp: &EventLoop, tell: Tell) {
-        let (method, call): (&str, fn(&dyn crate::transports::Protocol)) = match tell {
+        let (method, call): (&str, fn(&dyn crate::transports::transport::Protocol)) = match tell {
             Tell::Nothing => return,
             Tell::Pause => ("pause_writing", |p| p.pause_writing()),
             Tell::Resume => ("resume_writing", |p| p.resume_writing()),
         };
-        let Some(protocol) = self.get_protocol() else { return };
+        let Some(protocol) = self.get_protocol() else {
+            return;
+        };
         if let Err(error) = crate::errors::catch(|| call(&*protocol)) {
             lp.call_exception_handler(&crate::event_loop::ExceptionContext {
                 message: format!("protocol.{method}() failed"),
