@@ -10,7 +10,7 @@
 //! holds more than twice the limit, the reader pauses the transport's reading, and resumes
 //! it once a read brings it back to the limit; so a peer that sends faster than the task
 //! reads fills the kernel's buffers, not ours. And `readuntil` gives up with
-//! [`LimitOverrunError`] once it has searched more than the limit without finding its
+//! [`LimitOverrunError`](crate::streams::LimitOverrunError) once it has searched more than the limit without finding its
 //! separator: a 10 MiB line is an error after at most about twice the limit plus one read,
 //! not a 10 MiB allocation.
 //!

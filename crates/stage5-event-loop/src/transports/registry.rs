@@ -23,10 +23,13 @@ use std::rc::Weak;
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
 
+/// (loop address, descriptor): a descriptor on one loop.
+type Key = (usize, RawFd);
+
 thread_local! {
     /// (loop address, descriptor) → its transport's `closing` flag, weakly (asyncio's
     /// `WeakValueDictionary` of transports): all the check needs, and nothing above.
-    static TRANSPORTS: RefCell<HashMap<(usize, RawFd), Weak<Cell<bool>>>> =
+    static TRANSPORTS: RefCell<HashMap<Key, Weak<Cell<bool>>>> =
         RefCell::new(HashMap::new());
 }
 

@@ -44,7 +44,7 @@ impl Transport {
         };
         if inner.buffer.borrow().is_empty() {
             // Nothing waits before these bytes: try to send them now.
-            match self.send(&data) {
+            match self.send(data) {
                 // Some or all went: buffer the rest.
                 Ok(n) if n == data.len() => return Ok(()),
                 Ok(n) => data = &data[n..],
