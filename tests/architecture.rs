@@ -114,6 +114,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::selector", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
+    ("parts::transport_fds", 1),
     ("events::handle::repeating", 2), // a child module reads its parent's private fields
     ("events::handle::reused", 2),
     ("event_loop::timers", 2),
@@ -158,6 +159,21 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts", 11),
     ("futures", 11),
     ("io", 11),
+    // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
+    ("transports::flow_control", 1),
+    ("transports::transport", 9),
+    ("transports::reading", 10),
+    ("transports::writing", 10),
+    ("transports::info", 10),
+    ("transports::connect", 11),
+    ("transports", 12),
+    ("streams::errors", 1),
+    ("streams::reader", 10),
+    ("streams::reads", 11),
+    ("streams::drain", 9),
+    ("streams::writer", 11),
+    ("streams::protocol", 12),
+    ("streams", 13),
 ];
 // ANCHOR_END: layers
 
@@ -284,6 +300,8 @@ const STAGE5_FOLDERS: &[&str] = &[
     "event_loop",
     "futures",
     "io",
+    "transports",
+    "streams",
     "bridge",
 ];
 // ANCHOR_END: folders

@@ -25,6 +25,8 @@
 //! | [`event_loop`] | state, timers, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
 //! | [`futures`] | future, waker, task, runners, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
 //! | [`io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
+//! | [`transports`] | `Protocol`, `Transport`: buffering, flow control, closing after a flush; `create_server` | 8 |
+//! | [`streams`] | `StreamReader`, `StreamWriter`, `start_server`, `open_connection` | 8 |
 //! | [`bridge`] | stages 1 to 4's traits on this loop | 5 |
 //!
 //! What it reuses: stage 1's `Schedule` trait and `TimerHeap` (the loop's timer heap is
@@ -60,6 +62,8 @@ pub mod events;
 pub mod futures;
 pub mod io;
 pub mod parts;
+pub mod streams;
+pub mod transports;
 
 pub use errors::{Error, QueueFull};
 pub use event_loop::{
@@ -77,5 +81,10 @@ pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::threads::LoopHandle;
 pub use parts::selector::SelectorStats;
 pub use stage4::Interest;
+pub use streams::{
+    IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,
+    start_server,
+};
+pub use transports::{Protocol, Transport};
 
 pub use scaffold::{Clock, Options, RealClock, VirtualClock, say, transcript};

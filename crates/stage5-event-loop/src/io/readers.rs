@@ -32,6 +32,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
+        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Read, callback)
     }
     // ANCHOR_END: add_reader
@@ -49,6 +50,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
+        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Write, callback)
     }
 
@@ -58,7 +60,7 @@ impl EventLoop {
     }
 
     // ANCHOR: add_callback_waiter
-    fn add_callback_waiter(
+    pub(crate) fn add_callback_waiter(
         &self,
         fd: RawFd,
         interest: Interest,
@@ -75,7 +77,7 @@ impl EventLoop {
     }
     // ANCHOR_END: add_callback_waiter
 
-    fn remove_callback_waiter(&self, fd: RawFd, interest: Interest) -> bool {
+    pub(crate) fn remove_callback_waiter(&self, fd: RawFd, interest: Interest) -> bool {
         if self.is_closed() {
             return false;
         }

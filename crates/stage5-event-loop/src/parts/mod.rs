@@ -15,6 +15,7 @@
 //! | `signal_table` | OS-level signal actions | `signal.set_wakeup_fd` |
 //! | `registry` | the loop's table of live tasks, by key | `tasks._all_tasks` |
 //! | `current` | the task whose step runs now, and the future it awaits | `tasks.current_task()`, `Task._fut_waiter` |
+//! | [`transport_fds`] | which descriptors a transport owns, so `add_reader` refuses them (chapter 8) | `_transports`, `_ensure_fd_no_transport` |
 //!
 //! What changed since stage 4: stage 4's scheduler held its selector and its waits itself;
 //! here each is a part with its own tests, below the loop that assembles them.
@@ -28,3 +29,4 @@ pub(crate) mod registry;
 pub mod selector;
 pub(crate) mod self_pipe;
 pub(crate) mod signal_table;
+pub mod transport_fds;
