@@ -82,6 +82,6 @@ impl Task {
     ///
     /// As shipped, it does nothing: no coroutine ever runs.
     pub fn step(self: Rc<Self>, s: &Scheduler) {
-        let _ = s;
+        let _ = s; // unused until the exercise is done: scheduling the step is the exercise
     }
 }

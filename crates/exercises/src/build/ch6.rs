@@ -83,7 +83,7 @@ impl<T: Clone + 'static> MiniFuture<T> {
     ///
     /// As shipped, it stores the value and forgets the callbacks: none ever runs.
     pub fn set_result(&self, lp: &EventLoop, value: T) -> Result<(), Error> {
-        let _ = lp;
+        let _ = lp; // unused until the exercise is done: calling lp.call_soon is the exercise
         self.state.borrow_mut().result = Some(value);
         Ok(())
     }
@@ -100,7 +100,7 @@ impl<T: Clone + 'static> MiniFuture<T> {
         lp: &EventLoop,
         callback: impl FnOnce(&EventLoop, &MiniFuture<T>) + 'static,
     ) {
-        let _ = lp;
+        let _ = lp; // unused until the exercise is done: calling lp.call_soon is the exercise
         self.state.borrow_mut().callbacks.push(Box::new(callback));
     }
 }
