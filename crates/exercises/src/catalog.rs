@@ -164,11 +164,11 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch4.rs", item: "select_timeout", binary: "ch4", test: "ex4_1_how_long_select_may_block",
         hint: "Three cases: no timer, the virtual clock, a real deadline. For the last, `deadline - now` \
                panics once the deadline has passed; `Duration` has a subtraction that stops at zero." },
-    Exercise { id: "4.2", title: "due at the deadline", chapter: &CH4, section: "The seed's bugs, fixed",
+    Exercise { id: "4.2", title: "due at the deadline", chapter: &CH4, section: "The talk's bugs, fixed",
         file: "src/ch4.rs", item: "is_due", binary: "ch4", test: "ex4_2_a_timer_due_exactly_now_runs_and_the_loop_does_not_spin",
         hint: "The virtual clock jumps exactly to the deadline, so the loop asks `is_due(deadline, now)` \
                with the two equal. What does `deadline < now` answer then, and what should it?" },
-    Exercise { id: "4.3", title: "`sendall`", chapter: &CH4, section: "The seed's bugs, fixed",
+    Exercise { id: "4.3", title: "`sendall`", chapter: &CH4, section: "The talk's bugs, fixed",
         file: "src/ch4.rs", item: "sendall", binary: "ch4", test: "ex4_3_sendall_writes_every_byte_or_says_why_not",
         hint: "Loop until nothing is left, moving past what each `write` took. `Interrupted` means try \
                again; a `write` that takes 0 bytes will never take more, which `ErrorKind` names." },
