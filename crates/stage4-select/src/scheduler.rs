@@ -200,24 +200,30 @@ impl Scheduler {
     // ANCHOR_END: run
 
     // ANCHOR: wait_for_events
+    // ANCHOR: wait_head
     /// Sleep in the selector until a socket is ready or the next timer is due; move the
     /// ready callbacks and the due timers to the ready queue. Nothing to wait for: return.
     fn wait_for_events(&self) -> io::Result<()> {
         let clock = &self.inner.clock;
         let next_deadline = self.inner.sleeping.borrow().peek().map(|t| t.deadline);
-        // How long to block. On the virtual clock never block while a timer is pending:
-        // poll, and if nothing is ready, jump to the deadline instead of waiting for it.
+        // How long to block.
         let timeout = match next_deadline {
             None if self.inner.waiting.borrow().is_empty() => return Ok(()), // nothing at all
             None => None, // no timer: block until some socket is ready
+            // ANCHOR_END: wait_head
+            // Virtual clock only: never block while a timer is pending. Poll, and if
+            // nothing is ready, jump to the deadline (below) instead of waiting for it.
             Some(_) if clock.is_virtual() => Some(Duration::ZERO),
+            // ANCHOR: wait_timeout
             Some(deadline) => Some(deadline.saturating_sub(clock.now())),
         };
+        // ANCHOR_END: wait_timeout
         event!(self.queues());
         event!(Event::Select {
             timeout,
             virtual_next: next_deadline.filter(|_| clock.is_virtual())
         });
+        // ANCHOR: wait_select
         let mut events = Vec::new();
         self.inner
             .selector
@@ -233,11 +239,14 @@ impl Scheduler {
                 self.inner.ready.borrow_mut().push_back(callback);
             }
         }
+        // ANCHOR_END: wait_select
+        // Virtual clock only: nothing ready and a timer pending, so jump to its deadline.
         if let (true, true, Some(deadline)) = (events.is_empty(), clock.is_virtual(), next_deadline)
         {
             event!(Event::Jump { to: deadline });
             clock.sleep_until(deadline);
         }
+        // ANCHOR: wait_due
         // The seed wakes a sleeper when `now > deadline`: never, on a clock that stands
         // exactly at the deadline. `pop_due` takes `deadline <= now`.
         let now = clock.now();
@@ -253,6 +262,7 @@ impl Scheduler {
         }
         Ok(())
     }
+    // ANCHOR_END: wait_due
     // ANCHOR_END: wait_for_events
 }
 
