@@ -43,7 +43,6 @@ pub const POLL: Duration = Duration::from_millis(10);
 /// and its answer). It was 1 MiB, which 1,000 clients that never read turned into 1 GiB.
 const MAX_OUTBOX: usize = 64 << 10;
 
-// ANCHOR: accept
 // ANCHOR: accept_poll
 /// Poll `listener` for new clients every [`POLL`], starting a polling callback chain for
 /// each. Checks `stop` after each accepted connection (a test stops the server by setting
@@ -89,7 +88,6 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
     s.call_later(POLL, move |s| serve(s, listener, reply, stop));
 }
 // ANCHOR_END: accept_other
-// ANCHOR_END: accept
 
 /// One client: its socket and the reply bytes we still owe it.
 struct Connection {

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::model::{Arrow, Bar, BarKind, Lane, Timeline};
-use super::style::{STYLE, clip, escape, tick_step};
+use super::style::{STYLE, clip, escape, fan, tick_step};
 
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
@@ -21,8 +21,7 @@ const X1: f64 = 735.0;
 const TOP: f64 = 30.0;
 const LANE: f64 = 22.0;
 const CHART: f64 = 34.0;
-/// The least distance between two wake arrows: a little more than an arrowhead is wide
-/// (the marker is 6 stroke widths of 1.5 px), so that no head covers another.
+/// The least distance between two wake arrows: a little more than an arrowhead's 9 px.
 const ARROW_GAP: f64 = 10.0;
 
 struct Canvas {
@@ -199,20 +198,9 @@ impl Canvas {
     }
 }
 
-/// Where each wake arrow is drawn across: at its moment, or, when that would put it within
-/// [`ARROW_GAP`] of the arrow before it (wakes at one moment: a socket loop readies several
-/// tasks at once), that far to the right of it. The arrows are in time order, so a fan
-/// always starts at its moment and never reaches back before it.
-fn fan(canvas: &Canvas, arrows: &[Arrow]) -> Vec<f64> {
-    let mut xs: Vec<f64> = Vec::with_capacity(arrows.len());
-    for arrow in arrows {
-        let x = canvas.x(arrow.at);
-        xs.push(match xs.last() {
-            Some(&previous) => x.max(previous + ARROW_GAP),
-            None => x,
-        });
-    }
-    xs
+/// Where each wake arrow is drawn across (see [`fan`]).
+fn arrow_xs(canvas: &Canvas, arrows: &[Arrow]) -> Vec<f64> {
+    fan(arrows.iter().map(|arrow| canvas.x(arrow.at)), ARROW_GAP)
 }
 
 /// The timeline as a complete SVG document, titled `title`.
@@ -224,15 +212,12 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
     };
     // Wakes at the run's last moment fan out to the right: widen the span until they fit.
     for _ in 0..4 {
-        let Some(&last) = fan(&canvas, &timeline.arrows).last() else {
-            break;
-        };
-        let over = last - (X1 + 2.0);
+        let last = arrow_xs(&canvas, &timeline.arrows).last().copied();
+        let over = last.map_or(0.0, |x| x - (X1 + 2.0));
         if over <= 0.0 {
             break;
         }
-        let plot = X1 - X0;
-        canvas.span *= plot / (plot - over);
+        canvas.span *= (X1 - X0) / (X1 - X0 - over);
     }
     let rows = timeline.lanes.len() + 1;
     let axis = TOP + rows as f64 * LANE + 4.0;
@@ -293,7 +278,8 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
         canvas.lane(lane, TOP + (i + 1) as f64 * LANE, false);
     }
     let mid = |lane: Option<usize>| TOP + lane.map_or(0.0, |i| (i + 1) as f64) * LANE + LANE / 2.0;
-    for (arrow, x) in timeline.arrows.iter().zip(fan(&canvas, &timeline.arrows)) {
+    let xs = arrow_xs(&canvas, &timeline.arrows);
+    for (arrow, x) in timeline.arrows.iter().zip(xs) {
         let (from, to) = (mid(arrow.from), mid(Some(arrow.to)));
         let to = if to > from { to - 5.0 } else { to + 5.0 };
         writeln!(canvas.out, r#"<line class="wake" x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" marker-end="url(#arrow)"/>"#).ok();
