@@ -43,7 +43,7 @@ pub const POLL: Duration = Duration::from_millis(10);
 /// and its answer). It was 1 MiB, which 1,000 clients that never read turned into 1 GiB.
 const MAX_OUTBOX: usize = 64 << 10;
 
-// ANCHOR: accept
+// ANCHOR: accept_poll
 /// Poll `listener` for new clients every [`POLL`], starting a polling callback chain for
 /// each. Checks `stop` after each accepted connection (a test stops the server by setting
 /// it and connecting once more).
@@ -65,6 +65,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
             }
             Err(error) if error.kind() == ErrorKind::WouldBlock => break,
             Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            // ANCHOR_END: accept_poll
             // Out of file descriptors: the connection stays queued and the next poll would
             // fail again. Say it once and leave the listener alone for a while; the open
             // connections are polled meanwhile, and may close and free descriptors.
@@ -76,6 +77,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
                 });
                 return;
             }
+            // ANCHOR: accept_other
             // Anything else (the client gave up first, say): report it, try at the next poll.
             Err(error) => {
                 scaffold::warn!("accept failed: {error}");
@@ -85,7 +87,7 @@ pub fn serve(s: &Scheduler, listener: TcpListener, reply: Reply, stop: Arc<Atomi
     }
     s.call_later(POLL, move |s| serve(s, listener, reply, stop));
 }
-// ANCHOR_END: accept
+// ANCHOR_END: accept_other
 
 /// One client: its socket and the reply bytes we still owe it.
 struct Connection {

@@ -13,6 +13,10 @@
 //! a socket, or anything else a bar of another kind, from the wait up to the wake. A wake
 //! is an arrow from the lane that woke to the lane woken (from the loop, for a socket). A
 //! first lane, the loop itself, shows when the scheduler had nothing to run and slept.
+//!
+//! A lane's label is the first line it printed. A lane that printed nothing is labelled
+//! with the tasks it started (`starts t5, t6`: an accept loop, or a main task), so that no
+//! row is left without words; one that did neither says so.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -30,6 +34,7 @@ struct Reader {
     pending: Option<usize>,            // the lane the next scheduled callback belongs to
     waits: HashMap<usize, usize>,      // lane -> index of its open wait bar
     idle: Option<(Duration, BarKind)>, // the loop asleep or in the selector since
+    started: HashMap<usize, Vec<Id>>,  // lane -> the tasks it started, for its label
 }
 
 impl Reader {
@@ -111,6 +116,7 @@ impl Reader {
         let keeps_pending = matches!(
             event,
             Event::NewTask { .. }
+                | Event::Iteration(_) // stage 5 may start an iteration between the two
                 | Event::Wake { .. }
                 | Event::Queues { .. }
                 | Event::Say(_)
@@ -130,7 +136,12 @@ impl Reader {
                 let lane = self.lane(id);
                 self.run(lane, at);
             }
-            Event::NewTask { task } => self.pending = Some(self.lane(task)),
+            Event::NewTask { task } => {
+                if let Some(lane) = self.current {
+                    self.started.entry(lane).or_default().push(task);
+                }
+                self.pending = Some(self.lane(task));
+            }
             Event::Finished { task } => {
                 let lane = self.lane(task);
                 self.timeline.lanes[lane].finished = Some(at);
@@ -228,6 +239,17 @@ impl Reader {
             let bar = &mut self.timeline.lanes[lane].bars[index];
             bar.to = end;
             bar.open = true;
+        }
+        for (index, lane) in self.timeline.lanes.iter_mut().enumerate() {
+            if lane.label.is_none() {
+                lane.label = Some(match self.started.get(&index) {
+                    Some(tasks) => {
+                        let names: Vec<_> = tasks.iter().map(Id::to_string).collect();
+                        format!("starts {}", names.join(", "))
+                    }
+                    None => "prints nothing".to_owned(),
+                });
+            }
         }
         self.timeline.end = end;
         self.timeline
@@ -399,5 +421,41 @@ mod tests {
             }]
         );
         assert_eq!(t.scheduler.bars[0].kind, BarKind::Io);
+    }
+
+    #[test]
+    fn a_lane_that_prints_nothing_is_labelled_with_the_tasks_it_started() {
+        // Stage 5's first iteration starts between a task's creation and its callback:
+        // the callback still belongs to the task, not to a row of its own.
+        let records = [
+            at(0, Event::NewTask { task: T(1) }),
+            at(0, Event::Iteration(0)),
+            at(0, Event::CallSoon { id: C(1) }),
+            at(0, Event::Run { id: C(1) }),
+            at(0, Event::Step { task: T(1) }),
+            at(0, Event::NewTask { task: T(2) }),
+            at(0, Event::CallSoon { id: C(2) }),
+            at(0, Event::NewTask { task: T(3) }),
+            at(0, Event::CallSoon { id: C(3) }),
+            at(0, Event::Run { id: C(2) }),
+            at(0, Event::Step { task: T(2) }),
+            at(0, Event::Say("Down 5".into())),
+            at(0, Event::Run { id: C(3) }),
+            at(0, Event::Step { task: T(3) }),
+        ];
+        let t = read(&records);
+        let rows: Vec<_> = t
+            .lanes
+            .iter()
+            .map(|l| (l.name.as_str(), l.label.as_deref()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("t1", Some("starts t2, t3")),
+                ("t2", Some("Down 5")),
+                ("t3", Some("prints nothing"))
+            ]
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! How the timeline looks: its style sheet (a light palette, and a dark one under
 //! `prefers-color-scheme: dark`), the escaping and clipping of its words, and the spacing
-//! of its time axis's ticks (book introduction, "Timelines"). No seed section: the
-//! project's own instrument.
+//! of its time axis's ticks and of its arrows (book introduction, "Timelines"). No seed
+//! section: the project's own instrument.
 
 /// The picture's style sheet: classes for every mark, in a light and a dark palette.
 pub const STYLE: &str = "
@@ -71,6 +71,18 @@ pub fn clip(text: &str, max: usize) -> String {
     cut
 }
 
+/// Where to draw marks that want to be at `xs` (in order, left to right) so that no two
+/// are nearer than `gap`: each at its place, or `gap` right of the one before if that is
+/// further right. Wake arrows at one moment (a `select` readies several tasks) so fan out
+/// from it, and never reach back before it.
+pub fn fan(xs: impl IntoIterator<Item = f64>, gap: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for x in xs {
+        out.push(out.last().map_or(x, |&previous| x.max(previous + gap)));
+    }
+    out
+}
+
 /// A tick spacing that gives at most a dozen ticks over `end` seconds.
 pub fn tick_step(end: f64) -> f64 {
     let steps = [
@@ -96,6 +108,12 @@ mod tests {
         assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
         assert_eq!(clip("Producing 10", 20), "Producing 10");
         assert_eq!(clip("client got: Got:hello", 8), "client …");
+    }
+
+    #[test]
+    fn marks_at_one_place_fan_out_and_others_stay_put() {
+        let xs = fan([100.0, 100.0, 100.0, 200.0, 205.0], 10.0);
+        assert_eq!(xs, [100.0, 110.0, 120.0, 200.0, 210.0]);
     }
 
     #[test]

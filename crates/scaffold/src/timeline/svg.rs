@@ -12,8 +12,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::model::{Bar, BarKind, Lane, Timeline};
-use super::style::{STYLE, clip, escape, tick_step};
+use super::model::{Arrow, Bar, BarKind, Lane, Timeline};
+use super::style::{STYLE, clip, escape, fan, tick_step};
 
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
@@ -21,6 +21,8 @@ const X1: f64 = 735.0;
 const TOP: f64 = 30.0;
 const LANE: f64 = 22.0;
 const CHART: f64 = 34.0;
+/// The least distance between two wake arrows: a little more than an arrowhead's 9 px.
+const ARROW_GAP: f64 = 10.0;
 
 struct Canvas {
     out: String,
@@ -196,14 +198,27 @@ impl Canvas {
     }
 }
 
+/// Where each wake arrow is drawn across (see [`fan`]).
+fn arrow_xs(canvas: &Canvas, arrows: &[Arrow]) -> Vec<f64> {
+    fan(arrows.iter().map(|arrow| canvas.x(arrow.at)), ARROW_GAP)
+}
+
 /// The timeline as a complete SVG document, titled `title`.
 pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
     let end = timeline.end.as_secs_f64().max(0.001);
-    let span = end * 1.02; // a little room after the last event
     let mut canvas = Canvas {
         out: String::new(),
-        span,
+        span: end * 1.02, // a little room after the last event
     };
+    // Wakes at the run's last moment fan out to the right: widen the span until they fit.
+    for _ in 0..4 {
+        let last = arrow_xs(&canvas, &timeline.arrows).last().copied();
+        let over = last.map_or(0.0, |x| x - (X1 + 2.0));
+        if over <= 0.0 {
+            break;
+        }
+        canvas.span *= (X1 - X0) / (X1 - X0 - over);
+    }
     let rows = timeline.lanes.len() + 1;
     let axis = TOP + rows as f64 * LANE + 4.0;
     let charts = axis + 26.0;
@@ -263,17 +278,8 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
         canvas.lane(lane, TOP + (i + 1) as f64 * LANE, false);
     }
     let mid = |lane: Option<usize>| TOP + lane.map_or(0.0, |i| (i + 1) as f64) * LANE + LANE / 2.0;
-    let mut previous = None;
-    let mut shift = 0.0;
-    for arrow in &timeline.arrows {
-        // Wakes at the same moment side by side, a few pixels apart, not on top of each other.
-        shift = if previous == Some(arrow.at) {
-            shift + 4.0
-        } else {
-            0.0
-        };
-        previous = Some(arrow.at);
-        let x = canvas.x(arrow.at) + shift;
+    let xs = arrow_xs(&canvas, &timeline.arrows);
+    for (arrow, x) in timeline.arrows.iter().zip(xs) {
         let (from, to) = (mid(arrow.from), mid(Some(arrow.to)));
         let to = if to > from { to - 5.0 } else { to + 5.0 };
         writeln!(canvas.out, r#"<line class="wake" x1="{x:.1}" y1="{from:.1}" x2="{x:.1}" y2="{to:.1}" marker-end="url(#arrow)"/>"#).ok();
@@ -301,5 +307,35 @@ mod tests {
             svg.starts_with("<svg ") && svg.ends_with("</svg>\n"),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn wakes_at_one_moment_fan_out_and_fit_in_the_plot() {
+        let s = Duration::from_secs;
+        let wake = |at, to| Arrow { at, from: None, to };
+        let timeline = Timeline {
+            lanes: vec![Lane::default(); 3],
+            // Two at 1 s, three at the very end, as the scripted echo server's run has.
+            arrows: vec![
+                wake(s(1), 0),
+                wake(s(1), 1),
+                wake(s(4), 2),
+                wake(s(4), 0),
+                wake(s(4), 1),
+            ],
+            end: s(4),
+            ..Timeline::default()
+        };
+        let svg = render("fan", &timeline, None);
+        let xs: Vec<f64> = svg
+            .lines()
+            .filter_map(|line| line.strip_prefix(r#"<line class="wake" x1=""#))
+            .map(|rest| rest.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(xs.len(), 5, "{svg}");
+        for pair in xs.windows(2) {
+            assert!(pair[1] - pair[0] >= ARROW_GAP - 0.1, "{xs:?}");
+        }
+        assert!(xs[4] <= X1 + 2.1, "the last fan leaves the plot: {xs:?}");
     }
 }
