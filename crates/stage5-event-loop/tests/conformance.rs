@@ -12,10 +12,12 @@
 // The tests keep CPython's names, `test__run_once` included.
 #![allow(non_snake_case)]
 
+#[path = "support/cpython.rs"]
+mod cpython;
+use cpython::compare_with_cpython;
+
 use std::cell::RefCell;
 use std::fmt::Display;
-use std::path::Path;
-use std::process::Command;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -92,36 +94,6 @@ fn check_program(name: &str, keep: fn(&str) -> bool, program: impl FnOnce(Rc<dyn
         .filter(|l| l.contains(" | ") || keep(l))
         .collect();
     insta::assert_snapshot!(name, kept.join("\n"));
-}
-
-fn compare_with_cpython(name: &str, ours: &[&str]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
-    let output = match Command::new("python3")
-        .arg(format!("{name}.py"))
-        .current_dir(&dir)
-        .output()
-    {
-        Ok(output) => output,
-        Err(error) => {
-            eprintln!("note: python3 not available ({error}): {name} not compared with CPython");
-            return;
-        }
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "conformance/{name}.py failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    if stdout.starts_with("SKIP") {
-        eprintln!("note: {name}: {}", stdout.trim());
-        return;
-    }
-    let theirs: Vec<&str> = stdout.lines().collect();
-    assert_eq!(
-        ours, theirs,
-        "{name}: stage 5 (left) and CPython's asyncio (right) disagree"
-    );
 }
 
 #[test]

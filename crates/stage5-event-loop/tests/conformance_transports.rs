@@ -7,13 +7,15 @@
 //! numbers and times included (the snapshot writes descriptor numbers as `fd N`). The sockets are Unix socket pairs: what one end sends is
 //! readable at the other before the next select, on both loops alike.
 
+#[path = "support/cpython.rs"]
+mod cpython;
+use cpython::compare_with_cpython;
+
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
-use std::process::Command;
 use std::rc::Rc;
 
 use stage5::streams::open_connection_on;
@@ -59,36 +61,6 @@ fn without_fd_numbers(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn compare_with_cpython(name: &str, ours: &[&str]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
-    let output = match Command::new("python3")
-        .arg(format!("{name}.py"))
-        .current_dir(&dir)
-        .output()
-    {
-        Ok(output) => output,
-        Err(error) => {
-            eprintln!("note: python3 not available ({error}): {name} not compared with CPython");
-            return;
-        }
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "conformance/{name}.py failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    if stdout.starts_with("SKIP") {
-        eprintln!("note: {name}: {}", stdout.trim());
-        return;
-    }
-    let theirs: Vec<&str> = stdout.lines().collect();
-    assert_eq!(
-        ours, theirs,
-        "{name}: stage 5 (left) and CPython (right) disagree"
-    );
 }
 
 /// `vloop_io.Recorder`: notes every call.

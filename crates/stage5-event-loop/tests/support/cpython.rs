@@ -1,0 +1,40 @@
+//! The other half of every conformance scenario (book chapters 5 to 8, "The same order as
+//! CPython"): run `conformance/NAME.py` under the installed python3, whose asyncio is the
+//! original stage 5 retells, and require its lines to equal ours, one for one. Shared by
+//! `conformance.rs` and `conformance_transports.rs`.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Compare `ours` with what `conformance/{name}.py` prints. Without python3, or when the
+/// script prints `SKIP ...` (a Python other than the one the scenario needs), say so and
+/// pass: the snapshot still pins our side.
+pub fn compare_with_cpython(name: &str, ours: &[&str]) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let output = match Command::new("python3")
+        .arg(format!("{name}.py"))
+        .current_dir(&dir)
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) => {
+            eprintln!("note: python3 not available ({error}): {name} not compared with CPython");
+            return;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "conformance/{name}.py failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if stdout.starts_with("SKIP") {
+        eprintln!("note: {name}: {}", stdout.trim());
+        return;
+    }
+    let theirs: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        ours, theirs,
+        "{name}: stage 5 (left) and CPython's asyncio (right) disagree"
+    );
+}
