@@ -259,10 +259,10 @@ fn stage5_a_reset_mid_stream_stops_nothing() {
 const CYCLES: usize = 5_000;
 
 /// A server whose standard output nobody reads (`echo_server --plain | sleep 600`) goes on
-/// serving (book chapter 1, "When nobody reads the output"). The server runs in a child
-/// process (this test again, see `loadgen::child`) whose standard output is a pipe nobody
-/// reads; 5,000 clients each get their echo, and every line the server said either reached
-/// the pipe or was counted as dropped.
+/// serving (book, "Going further", "Output that never blocks the loop"). The server runs
+/// in a child process (this test again, see `loadgen::child`) whose standard output is a
+/// pipe nobody reads; 5,000 clients each get their echo, and every line the server said
+/// either reached the pipe or was counted as dropped.
 fn stdout_unread_serves_every_client(server: &Server, test: &str, child: &str) {
     if std::env::var_os(child).is_some() {
         return serve_with_stdout_unread(server);

@@ -117,7 +117,7 @@ pub const CATALOG: &[Exercise] = &[
                already past would make the delay negative, which a `Duration` cannot be: look for a \
                subtraction that stops at zero instead of panicking." },
     Exercise { id: "1.3", title: "pop when promised", chapter: &CH1, section: "The queue and its bug",
-        file: "src/ch1.rs", item: "SeedQueue::get", binary: "ch1", test: "ex1_3_two_consumers_one_item",
+        file: "src/ch1.rs", item: "CallbackQueue::get", binary: "ch1", test: "ex1_3_two_consumers_one_item",
         hint: "Between `get` seeing an item and its callback popping it, a second `get` sees the same \
                item. What if the item left the deque in `get` itself, and the callback carried it?" },
     Exercise { id: "1.4", title: "the callback scheduler", chapter: &CH1, section: "Build it",
@@ -155,7 +155,7 @@ pub const CATALOG: &[Exercise] = &[
         hint: "No value yet: leave `runtime::suspend()`'s handle in the slot, `switch().await`, and look \
                again; `send` takes the handle and resumes it. The value can also never come: what runs \
                when a `Sender` is dropped without sending?" },
-    Exercise { id: "3.3", title: "the seed's `Task.__call__`", chapter: &CH3, section: "Build it",
+    Exercise { id: "3.3", title: "the talk's `Task.__call__`", chapter: &CH3, section: "Build it",
         file: "src/build/ch3.rs", item: "Task::step", binary: "build_ch3", test: "ex3_3_task_step_matches_stage_3",
         hint: "After the poll, the `current` slot says who reschedules the task: still there, nobody \
                did, so you must; emptied by `sleep`, `call_later` already has. A coroutine still \

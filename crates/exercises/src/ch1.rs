@@ -40,9 +40,9 @@ pub fn call_at(
     s.call_later(when, callback)
 }
 
-/// Exercise 1.3: the seed's callback queue, whose `get` must pop the item when it is
+/// Exercise 1.3: the talk's callback queue, whose `get` must pop the item when it is
 /// promised, not later.
-pub struct SeedQueue<T> {
+pub struct CallbackQueue<T> {
     items: Rc<RefCell<VecDeque<T>>>,
     waiting: Rc<RefCell<VecDeque<Waiter<T>>>>,
 }
@@ -50,16 +50,16 @@ pub struct SeedQueue<T> {
 /// A consumer waiting for an item.
 type Waiter<T> = Box<dyn FnOnce(&Scheduler, T)>;
 
-impl<T: 'static> Default for SeedQueue<T> {
+impl<T: 'static> Default for CallbackQueue<T> {
     fn default() -> Self {
-        SeedQueue {
+        CallbackQueue {
             items: Rc::default(),
             waiting: Rc::default(),
         }
     }
 }
 
-impl<T: 'static> SeedQueue<T> {
+impl<T: 'static> CallbackQueue<T> {
     /// Add `item`, or hand it to the first waiting consumer.
     pub fn put(&self, s: &Scheduler, item: T) {
         match self.waiting.borrow_mut().pop_front() {

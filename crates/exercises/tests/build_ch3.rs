@@ -89,7 +89,7 @@ fn run<T: Tasks>() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "exercise 3.3: the seed's Task.__call__"]
+#[ignore = "exercise 3.3: the talk's Task.__call__"]
 fn ex3_3_task_step_matches_stage_3() {
     assert_same_run("stage 3", &run::<Stage3>(), &run::<Yours>());
 }

@@ -277,5 +277,5 @@ fn the_box_reader_reads_a_box() {
             .ends_with("Check with `cargo run -p exercises -- run 1.2`.")
     );
     assert!(defines("pub fn call_at(", "call_at") && !defines("fn call_at_x(", "call_at"));
-    assert!(defines("pub struct SeedQueue<T> {", "SeedQueue"));
+    assert!(defines("pub struct CallbackQueue<T> {", "CallbackQueue"));
 }

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use exercises::ch1::{Log, SeedQueue, call_at, chunked};
+use exercises::ch1::{CallbackQueue, Log, call_at, chunked};
 use scaffold::VirtualClock;
 use stage1::Scheduler;
 
@@ -52,7 +52,7 @@ fn ex1_2_call_at_is_a_time_not_a_delay() {
 #[ignore = "exercise 1.3: pop when promised"]
 fn ex1_3_two_consumers_one_item() {
     let s = Scheduler::new(VirtualClock::new());
-    let q = Rc::new(SeedQueue::default());
+    let q = Rc::new(CallbackQueue::default());
     let log: Log = Rc::default();
     q.put(&s, 0);
     for name in ["A", "B"] {

@@ -1,6 +1,6 @@
 //! Where the examples' lines go: the output contract and the scheduler trace (book
-//! introduction, "Running the examples"; chapter 1, "The heap and its tie-breaker" and
-//! "When nobody reads the output").
+//! introduction, "Running the examples"; chapter 1, "The heap and its tie-breaker";
+//! "Going further", "Output that never blocks the loop").
 //!
 //! The seed prints with `print(...)`. Our examples print with [`say!`](crate::say) instead,
 //! which writes to this thread's *console*. The console knows three things the seed's

@@ -12,7 +12,7 @@
 //! | --- | --- | --- |
 //! | [`clock`] | the real clock and the virtual one, which `--virtual-time` and every snapshot run on | introduction, "Running the examples"; chapter 1, "Time without waiting" |
 //! | [`console`] | `say!`, `trace!`, `warn!`, transcripts: where the examples' lines go | introduction, "Running the examples" |
-//! | [`output`] | a writer thread, so that printing never blocks the loop | chapter 1, "When nobody reads the output" |
+//! | [`output`] | a writer thread, so that printing never blocks the loop | "Going further", "Output that never blocks the loop" |
 //! | [`event`](mod@event) | the scheduler's steps as data, in one id scheme | introduction, "Reading a trace" |
 //! | [`emit`] | `event!`: one step, printed as a trace line and recorded | introduction, "Reading a trace" |
 //! | [`record`] | recording a run's events for its timeline | introduction, "Timelines" |

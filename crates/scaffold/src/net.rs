@@ -202,11 +202,12 @@ impl std::error::Error for ListenError {
 }
 
 /// How many connections a listening socket queues until the server accepts them
-/// (`listen(2)`'s backlog; the kernel caps it at `net.core.somaxconn`). std's
-/// `TcpListener::bind` asks for 128: a burst of more while the server is busy elsewhere
-/// (a polling server between two polls, a loop running callbacks) and the kernel drops the
-/// rest, whose clients wait a second or more for their retransmission. tokio and mio ask
-/// for 1024, as stage 5's server does.
+/// (`listen(2)`'s backlog; the kernel caps it at `net.core.somaxconn`). std's, mio's and
+/// tokio's `TcpListener::bind` ask for 128 (`ss -ltn` shows 128 for `bench-tokio serve`):
+/// a burst of more while the server is busy elsewhere (a polling server between two polls,
+/// a loop running callbacks) and the kernel drops the rest, whose clients wait a second or
+/// more for their retransmission. The echo servers that listen here ask for 1024, as stage
+/// 5's does (its `BACKLOG`, for `listen` and for its `Server`).
 pub const BACKLOG: i32 = 1024;
 
 /// Bind a non-blocking TCP listener on `addr`, queueing up to [`BACKLOG`] connections.

@@ -1,5 +1,6 @@
-//! Output that never blocks the loop (book chapter 1, "When nobody reads the output"). No
-//! seed section: the seed's `print` writes and, if the pipe is full, waits.
+//! Output that never blocks the loop (book, "Going further", "Output that never blocks
+//! the loop", where chapter 1's "When nobody reads the output" points). No seed section:
+//! the seed's `print` writes and, if the pipe is full, waits.
 //!
 //! A scheduler runs everything on one thread, so a `print` that blocks stops every task.
 //! Writing to a terminal or a file never blocks for long, but writing to a pipe blocks

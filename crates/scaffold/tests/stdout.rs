@@ -1,7 +1,7 @@
-//! Standard output as the examples write it (book chapter 1, "When nobody reads the
-//! output"): through a writer thread, so that the loop never blocks on a full pipe. When
-//! the output *is* read, nothing changes: every line arrives, in order, including those
-//! still queued when the program exits.
+//! Standard output as the examples write it (book, "Going further", "Output that never
+//! blocks the loop"): through a writer thread, so that the loop never blocks on a full
+//! pipe. When the output *is* read, nothing changes: every line arrives, in order,
+//! including those still queued when the program exits.
 //!
 //! The program runs in a child process (this test again, see `loadgen::child`) whose
 //! standard output is a pipe this test reads, slowly: the child prints faster than that

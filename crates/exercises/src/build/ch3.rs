@@ -71,7 +71,7 @@ pub async fn sleep(delay: Duration) {
 }
 
 impl Task {
-    /// Build it 3.3: one step of the task, a callback of `s` (the seed's `Task.__call__`).
+    /// Build it 3.3: one step of the task, a callback of `s` (the talk's `Task.__call__`).
     ///
     /// Take the coroutine out (a task without one has finished: do nothing), make this
     /// task the current one, poll the coroutine once (a no-op waker is enough: nothing here
