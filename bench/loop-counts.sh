@@ -146,8 +146,11 @@ else:
         parts = line.strip().split(",")
         if len(parts) > 2 and parts[0].isdigit():
             counts[parts[2].split(":")[-1]] = int(parts[0])
-    msgs = counts["sys_enter_sendto"]
+    msgs = counts.get("sys_enter_sendto", 0)
     row["messages"] = msgs
+    if msgs == 0:  # the server echoed nothing in the window: nothing to divide by
+        print(json.dumps({**row, "error": "no message in the window"}))
+        sys.exit(0)
     for name, key in (("syscalls", "sys_enter"), ("epoll_wait", "sys_enter_epoll_wait"),
                       ("epoll_ctl", "sys_enter_epoll_ctl"), ("recvfrom", "sys_enter_recvfrom"),
                       ("futex", "sys_enter_futex"), ("context_switches", "context-switches")):
@@ -179,7 +182,7 @@ keys = ["Ir", "Dr", "D1mr", "D1mw", "malloc", "epoll_wait", "epoll_ctl"] if sys.
     ["syscalls", "epoll_wait", "epoll_ctl", "recvfrom", "futex", "context_switches"]
 extra = [] if sys.argv[2] == "1" else ["events_per_wait", "batch_per_event"]
 groups = {}
-for r in rows:
+for r in (r for r in rows if "error" not in r):
     groups.setdefault((r["server"], r["n"], r["conns"], r["pause_ms"]), []).append(r)
 print("| server | N | C | pause ms | " + " | ".join(k + " /msg" for k in keys)
       + "".join(f" | {e}" for e in extra) + " |")
