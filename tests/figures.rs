@@ -49,7 +49,10 @@ fn draw(figure: &Figure, check: bool) -> Option<std::process::Output> {
     match command.output() {
         Ok(output) => Some(output),
         Err(error) if std::env::var_os("CI").is_none() => {
-            eprintln!("note: python3 not available ({error}): {} not checked", figure.svg);
+            eprintln!(
+                "note: python3 not available ({error}): {} not checked",
+                figure.svg
+            );
             None
         }
         Err(error) => panic!("CI has Python 3.11, but python3 did not run: {error}"),
