@@ -15,7 +15,9 @@
 # for SECS seconds, then `perf record` takes every `epoll_wait`'s return value for SECS
 # seconds. Messages are counted as the server's `sendto` calls (one per echoed message,
 # each of 64 bytes). Under callgrind the server is some 50 times slower and always the
-# bottleneck: its instructions per message are its own work, with no time in them.
+# bottleneck: its instructions per message are its own work, with no time in them; the
+# counters are zeroed after the warm-up and dumped 2 x SECS later, so that opening the
+# connections is not counted.
 #
 # Every server runs under `timeout` on 127.0.0.1 and is stopped by its PID; every load is
 # bounded in connections and time. Needs perf (with the kernel's syscall tracepoints) or,
@@ -33,7 +35,9 @@ OUT=${OUT:-target/loop-counts}
 mkdir -p "$OUT"
 RESULTS=$OUT/counts.jsonl
 : >"$RESULTS"
-# server connections pause_ms [loops]: each one a configuration.
+# server connections pause_ms [loops]: each one a configuration. The servers: stage5 (its
+# echo_server example with --plain, the server of "Beyond one core"), bench-stage5 (the
+# Benchmarks page's W5 server), tokio-ct and tokio-mt (TOKIO_WORKER_THREADS=loops).
 CONFIGS=${CONFIGS:-"stage5 100 0 1
 tokio-ct 100 0 1
 stage5 1000 0 1
@@ -74,10 +78,12 @@ one() { # ROUND SERVER CONNS PAUSE LOOPS
     local round=$1 server=$2 conns=$3 pause=$4 loops=$5 command=() addr="" line wrap=() gen
     case $server in
     stage5) command=("$STAGE5" --plain --addr 127.0.0.1:0 --loops "$loops") ;;
+    bench-stage5) command=("$T/release/bench-stage5" serve --addr 127.0.0.1:0 --max-secs 300) ;;
     tokio-ct) command=("$T/release/bench-tokio" serve --addr 127.0.0.1:0 --max-secs 300) ;;
     tokio-mt) command=("$T/release/bench-tokio-mt" serve --addr 127.0.0.1:0 --max-secs 300) ;;
     esac
     if [ "$CALLGRIND" = 1 ]; then
+        rm -f "$OUT"/callgrind.out*
         wrap=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$OUT/callgrind.out")
     fi
     : >"$OUT/server.err"
@@ -101,6 +107,12 @@ one() { # ROUND SERVER CONNS PAUSE LOOPS
         >"$OUT/loadgen.json" &
     gen=$!
     if [ "$CALLGRIND" = 1 ]; then
+        # Count the window only: zero the counters after the warm-up (connections opened,
+        # tasks started), dump them 2 × SECS later (callgrind.out.1).
+        sleep "$WARMUP"
+        callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
+        sleep "$((2 * SECS))"
+        callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
         wait "$gen"
     else
         sleep "$WARMUP"
@@ -120,10 +132,11 @@ row["loadgen"] = {k: json.load(open(f"{out}/loadgen.json"))[k]
                   for k in ("msgs_per_sec", "p50_us", "p99_us")}
 if callgrind == "1":
     text = subprocess.run(["callgrind_annotate", "--tree=caller", "--threshold=100",
-                           f"{out}/callgrind.out"], capture_output=True, text=True).stdout
+                           f"{out}/callgrind.out.1"], capture_output=True, text=True).stdout
     events = re.search(r"^Events shown:\s+(.*)$", text, re.M).group(1).split()
     totals = re.search(r"^(.*)PROGRAM TOTALS", text, re.M).group(1).split()
-    totals = dict(zip(events, (int(t.replace(",", "")) for t in totals)))
+    totals = [0 if t == "." else int(t.replace(",", "")) for t in totals if t[0] != "("]
+    totals = dict(zip(events, totals))
     def calls(pattern):  # the calls into the function the block's `*` line names
         n = 0
         for block in text.split("\n\n"):
@@ -135,6 +148,9 @@ if callgrind == "1":
         return n
     msgs = calls(r"linux/send\.c:send ")
     row["messages"] = msgs
+    if msgs == 0:  # the server echoed nothing in the window: nothing to divide by
+        print(json.dumps({**row, "error": "no message in the window"}))
+        sys.exit(0)
     for name, pattern in (("epoll_wait", r"epoll_wait\.c:epoll_wait "),
                           ("epoll_ctl", r":epoll_ctl "), ("malloc", r"malloc\.c:malloc ")):
         row[name + "_per_msg"] = round(calls(pattern) / msgs, 4)
