@@ -239,7 +239,7 @@ measure() { # ROUND SERVER N CONNS: one run, one line of results.jsonl
             window_s "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.3f", b - a }')" \
             fds_at_window "$fds" server_cpus "$cpus" client_cpus "$(echo "${CCPUS[@]:0:$K}" | tr ' ' ,)" \
             machine "$MACHINE" commit "$COMMIT" counts "$COUNTS" \
-            pinning "server on cores $cpus, $K load generators on cores $(echo "${CCPUS[@]:0:$K}" | tr ' ' ,)")" \
+            pinning "server on cores $cpus; $K load generators on cores $(echo "${CCPUS[@]:0:$K}" | tr ' ' ,)")" \
         >>"$RESULTS"
 }
 jq_args() { # KEY VALUE ...: one line of KEY=VALUE pairs for `record`

@@ -131,7 +131,9 @@ def record(out, k, pairs):
                 parts = line.strip().split(",")
                 if len(parts) > 2 and parts[0].isdigit():
                     counts[parts[2].split(":")[-1]] = int(parts[0])
-        per_msg = msgs * row["window_s"]
+        # Messages: the server's sendto calls (one per echo, as every server here answers
+        # 64 bytes with one send); perf's window is a little shorter than `window_s`.
+        per_msg = counts.get("sys_enter_sendto") or msgs * row["window_s"]
         names = {"sys_enter": "syscalls", "sys_enter_epoll_wait": "epoll_wait",
                  "sys_enter_epoll_ctl": "epoll_ctl", "sys_enter_recvfrom": "recvfrom",
                  "sys_enter_sendto": "sendto", "sys_enter_futex": "futex",
