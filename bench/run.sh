@@ -93,6 +93,10 @@ for dir in crates/stage*-*/; do
     fi
     if serves "$stage"; then
         echo_systems+=("$stage") # its echo server is in the harness (`bench-$stage serve`)
+        # Its other servers (stage 5's Protocol and streams: `bench-$stage serve --api NAME`).
+        for api in $("$BIN/bench-$stage" --list | sed -n 's/^serve --api \([a-z]*\):.*/\1/p'); do
+            echo_systems+=("$stage-$api")
+        done
     elif [ ! -f "$dir/examples/echo_server.rs" ]; then
         say "$stage: no echo_server example: W5, W6 skipped"
     # One package at a time, copied out at once: every stage's example is called
@@ -111,12 +115,12 @@ if [ -x "$OUT/venv/bin/python" ] || python3 -m venv "$OUT/venv" >/dev/null; then
     PY=$OUT/venv/bin/python
 fi
 inproc+=(asyncio)
-echo_systems+=(asyncio)
+echo_systems+=(asyncio asyncio-streams) # its Protocol server, and its streams one
 if "$PY" -c 'import uvloop' 2>/dev/null ||
     timeout 300 "$PY" -m pip install -q --disable-pip-version-check \
         -r bench/python/requirements.txt >&2; then
     inproc+=(uvloop)
-    echo_systems+=(uvloop)
+    echo_systems+=(uvloop uvloop-streams)
 else
     say "uvloop could not be installed: skipped"
 fi
@@ -181,6 +185,13 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     case "$1" in
         asyncio | uvloop)
             cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
+            ;;
+        asyncio-streams | uvloop-streams)
+            cmd=("$PY" bench/python/echo_server.py --loop "${1%-streams}" --api streams
+                --addr 127.0.0.1:0 --max-secs 600)
+            ;;
+        *-protocol | *-streams) # another of a stage's servers: `serve --api NAME`
+            cmd=("$BIN/bench-${1%-*}" serve --api "${1##*-}" --addr 127.0.0.1:0 --max-secs 600)
             ;;
         *) if serves "$1"; then
             cmd=("$BIN/bench-$1" serve --addr 127.0.0.1:0 --max-secs 600)

@@ -4,7 +4,8 @@
 //! stages 1 to 3 and the selects of 4 and 5 are the thing under test), and how many clients
 //! it takes at once; the scenarios are `loadgen::scenario`'s. Tests only one stage has stay
 //! in that stage's crate (stage 5's `sock_connect`, its shutdown, its memory). Out of file
-//! descriptors, every stage says so about once a second, not once per poll.
+//! descriptors, every stage says so about once a second, not once per poll. Stage 5 has
+//! three rows: its `sock_*` server, and chapter 8's `--api protocol` and `--api streams`.
 
 #[allow(dead_code)]
 #[path = "../crates/stage1-callbacks/examples/echo_server.rs"]
@@ -110,19 +111,68 @@ const STAGE4: Server = Server {
 
 const STAGE5: Server = Server {
     run: |clock, listener, stop, reply, steps| {
-        let lp = stage5::EventLoop::with_clock(clock);
-        let server = stage5_echo::serve(&lp, listener, reply, Some(stop))
-            .expect("a listener the loop can watch");
-        for (at, step) in steps {
-            lp.call_later(at.as_secs_f64(), move |_| step())
-                .expect("an open loop");
-        }
-        lp.run_forever().expect("the server runs until stopped");
-        drop((server, lp));
+        stage5_run(stage5_echo::Api::Sock, clock, listener, stop, reply, steps);
     },
     clients: 1000,
     says_served: true,
 };
+
+/// Stage 5's `echo_server --api protocol` (book chapter 8): a `Protocol` per connection.
+const STAGE5_PROTOCOL: Server = Server {
+    run: |clock, listener, stop, reply, steps| {
+        stage5_run(
+            stage5_echo::Api::Protocol,
+            clock,
+            listener,
+            stop,
+            reply,
+            steps,
+        );
+    },
+    clients: 1000,
+    says_served: true,
+};
+
+/// Stage 5's `echo_server --api streams` (book chapter 8): a `start_server` handler.
+const STAGE5_STREAMS: Server = Server {
+    run: |clock, listener, stop, reply, steps| {
+        stage5_run(
+            stage5_echo::Api::Streams,
+            clock,
+            listener,
+            stop,
+            reply,
+            steps,
+        );
+    },
+    clients: 1000,
+    says_served: true,
+};
+
+/// Stage 5's server with `api`, stopped by `stop`, taking `steps` on its loop.
+fn stage5_run(
+    api: stage5_echo::Api,
+    clock: Rc<dyn Clock>,
+    listener: TcpListener,
+    stop: Arc<AtomicBool>,
+    reply: Reply,
+    steps: Steps,
+) {
+    let lp = stage5::EventLoop::with_clock(clock);
+    let settings = stage5_echo::Settings {
+        api,
+        stop: Some(stop),
+        ..stage5_echo::Settings::new(reply)
+    };
+    let server =
+        stage5_echo::serve_with(&lp, listener, settings).expect("a listener the loop can watch");
+    for (at, step) in steps {
+        lp.call_later(at.as_secs_f64(), move |_| step())
+            .expect("an open loop");
+    }
+    lp.run_forever().expect("the server runs until stopped");
+    drop((server, lp));
+}
 
 /// Serve with `reply`, output captured, while `clients` runs; the server's output and the
 /// connection count.
@@ -252,6 +302,46 @@ fn stage5_a_4_mib_message_comes_back_intact() {
 #[test]
 fn stage5_a_reset_mid_stream_stops_nothing() {
     a_reset_mid_stream_stops_nothing(&STAGE5);
+}
+
+#[test]
+fn stage5_protocol_many_clients_a_reset_and_a_half_close() {
+    many_clients_a_reset_and_a_half_close(&STAGE5_PROTOCOL);
+}
+
+#[test]
+fn stage5_protocol_plain_bytes_unchanged() {
+    plain_bytes_unchanged(&STAGE5_PROTOCOL);
+}
+
+#[test]
+fn stage5_protocol_a_4_mib_message_comes_back_intact() {
+    a_4_mib_message_comes_back_intact(&STAGE5_PROTOCOL);
+}
+
+#[test]
+fn stage5_protocol_a_reset_mid_stream_stops_nothing() {
+    a_reset_mid_stream_stops_nothing(&STAGE5_PROTOCOL);
+}
+
+#[test]
+fn stage5_streams_many_clients_a_reset_and_a_half_close() {
+    many_clients_a_reset_and_a_half_close(&STAGE5_STREAMS);
+}
+
+#[test]
+fn stage5_streams_plain_bytes_unchanged() {
+    plain_bytes_unchanged(&STAGE5_STREAMS);
+}
+
+#[test]
+fn stage5_streams_a_4_mib_message_comes_back_intact() {
+    a_4_mib_message_comes_back_intact(&STAGE5_STREAMS);
+}
+
+#[test]
+fn stage5_streams_a_reset_mid_stream_stops_nothing() {
+    a_reset_mid_stream_stops_nothing(&STAGE5_STREAMS);
 }
 
 /// How many connect/echo/close cycles the unread-output test makes: far more than a pipe's
@@ -527,4 +617,14 @@ fn stage4_a_client_that_never_reads_gets_only_so_far() {
 #[test]
 fn stage5_a_client_that_never_reads_gets_only_so_far() {
     a_client_that_never_reads_gets_only_so_far(&STAGE5);
+}
+
+#[test]
+fn stage5_protocol_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE5_PROTOCOL);
+}
+
+#[test]
+fn stage5_streams_a_client_that_never_reads_gets_only_so_far() {
+    a_client_that_never_reads_gets_only_so_far(&STAGE5_STREAMS);
 }

@@ -1,7 +1,9 @@
 """The echo server of W5 and W6 on asyncio or uvloop, with asyncio.Protocol (the fast
-path of both: no streams, no task per connection).
+path of both: no streams, no task per connection), or with streams (--api streams: a
+start_server handler looping read of up to 1 KiB, write, drain).
 
-    python3 bench/python/echo_server.py --loop asyncio|uvloop --addr 127.0.0.1:0 [--max-secs S]
+    python3 bench/python/echo_server.py --loop asyncio|uvloop [--api protocol|streams]
+        --addr 127.0.0.1:0 [--max-secs S]
 
 Prints `listening on HOST:PORT` to stderr once it accepts, and ends by itself after
 --max-secs (default 600) if nobody stops it first.
@@ -20,9 +22,19 @@ class Echo(asyncio.Protocol):
         self.transport.write(data)
 
 
-async def serve(host, port, max_secs):
+async def echo_stream(reader, writer):
+    while data := await reader.read(1024):
+        writer.write(data)
+        await writer.drain()
+    writer.close()
+
+
+async def serve(host, port, max_secs, api):
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(Echo, host, port)
+    if api == "streams":
+        server = await asyncio.start_server(echo_stream, host, port)
+    else:
+        server = await loop.create_server(Echo, host, port)
     host, port = server.sockets[0].getsockname()[:2]
     print(f"listening on {host}:{port}", file=sys.stderr, flush=True)
     await asyncio.sleep(max_secs)
@@ -34,14 +46,15 @@ def main():
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
     parser.add_argument("--addr", default="127.0.0.1:0")
     parser.add_argument("--max-secs", type=float, default=600.0)
+    parser.add_argument("--api", choices=["protocol", "streams"], default="protocol")
     args = parser.parse_args()
     host, _, port = args.addr.rpartition(":")
     if args.loop == "uvloop":
         import uvloop
 
-        uvloop.run(serve(host, int(port), args.max_secs))
+        uvloop.run(serve(host, int(port), args.max_secs, args.api))
     else:
-        asyncio.run(serve(host, int(port), args.max_secs))
+        asyncio.run(serve(host, int(port), args.max_secs, args.api))
 
 
 if __name__ == "__main__":

@@ -31,14 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 def order(system):
     """Table order: the floor first, then the stages, then the reference systems."""
-    m = re.fullmatch(r"stage(\d+)", system)
+    m = re.fullmatch(r"stage(\d+)(-protocol|-streams)?", system)
     if system == "floor":
         return (0, 0)
     if system == "floor+epoll":
         return (0, 1)
     if m:
-        return (1, int(m.group(1)))
-    return (2, ["tokio", "asyncio", "uvloop"].index(system) if system in ("tokio", "asyncio", "uvloop") else 9)
+        return (1, int(m.group(1)), ["", "-protocol", "-streams"].index(m.group(2) or ""))
+    refs = ["tokio", "asyncio", "asyncio-streams", "uvloop", "uvloop-streams"]
+    return (2, refs.index(system) if system in refs else 9)
 
 
 def fmt(value):

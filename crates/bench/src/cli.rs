@@ -5,6 +5,7 @@
 //! bench-stage1 W1 W3           run these
 //! bench-stage1 --list          list the workloads and how this system does them
 //! bench-tokio serve --addr 127.0.0.1:0 [--max-secs S]    the echo server of W5/W6
+//! bench-stage5 serve --api protocol                      another of its echo servers
 //! ```
 //!
 //! Sizes come from `bench/params.env` ([`Params::load`]). Each workload runs `REPEAT` times
@@ -18,20 +19,25 @@ use std::time::Duration;
 
 use crate::measure::Sample;
 use crate::params::Params;
-use crate::systems::System;
+use crate::systems::{Serve, System};
 
 const USAGE: &str = "\
 usage: bench-SYSTEM [W1 W2 W3 W4 ...]    run workloads (default: all), one JSON line each
        bench-SYSTEM --list               list the workloads of this system
-       bench-SYSTEM serve [--addr ADDR] [--max-secs S]
+       bench-SYSTEM serve [--addr ADDR] [--max-secs S] [--api NAME]
                                          echo server for W5/W6 (prints `listening on ADDR`
-                                         to stderr; exits by itself after S seconds, default 600)
+                                         to stderr; exits by itself after S seconds, default 600;
+                                         --api: another of the system's servers, see --list)
 Sizes come from bench/params.env (or $BENCH_PARAMS); environment variables override it.";
 
 enum Command {
     Run(Vec<String>),
     List,
-    Serve { addr: SocketAddr, max: Duration },
+    Serve {
+        addr: SocketAddr,
+        max: Duration,
+        api: Option<String>,
+    },
     Help,
 }
 
@@ -46,10 +52,12 @@ fn parse() -> Result<Command, lexopt::Error> {
             Value(v) if v == "serve" && ids.is_empty() => {
                 let mut addr: SocketAddr = "127.0.0.1:0".parse().expect("a valid address");
                 let mut max = 600.0;
+                let mut api = None;
                 while let Some(arg) = parser.next()? {
                     match arg {
                         Long("addr") => addr = parser.value()?.parse()?,
                         Long("max-secs") => max = parser.value()?.parse()?,
+                        Long("api") => api = Some(parser.value()?.string()?),
                         Long("help") | Short('h') => return Ok(Command::Help),
                         _ => return Err(arg.unexpected()),
                     }
@@ -60,6 +68,7 @@ fn parse() -> Result<Command, lexopt::Error> {
                 return Ok(Command::Serve {
                     addr,
                     max: Duration::from_secs_f64(max),
+                    api,
                 });
             }
             Value(v) => ids.push(v.string()?),
@@ -67,6 +76,18 @@ fn parse() -> Result<Command, lexopt::Error> {
         }
     }
     Ok(Command::Run(ids))
+}
+
+/// The echo server `serve --api api` names (none: the system's first).
+fn pick(system: &System, api: Option<&str>) -> Option<Serve> {
+    match api {
+        None => system.serve,
+        Some(api) => system
+            .serve_apis
+            .iter()
+            .find(|(n, _)| *n == api)
+            .map(|(_, s)| *s),
+    }
 }
 
 /// The `main` of `bench-SYSTEM` for `system`.
@@ -90,9 +111,12 @@ pub fn main(system: &System) -> ExitCode {
             if system.serve.is_some() {
                 println!("serve: echo server for W5/W6");
             }
+            for (api, _) in system.serve_apis {
+                println!("serve --api {api}: echo server for W5/W6");
+            }
             ExitCode::SUCCESS
         }
-        Command::Serve { addr, max } => match system.serve {
+        Command::Serve { addr, max, api } => match pick(system, api.as_deref()) {
             Some(serve) => match serve(addr, max) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
@@ -101,7 +125,8 @@ pub fn main(system: &System) -> ExitCode {
                 }
             },
             None => {
-                eprintln!("error: {} has no echo server here", system.name);
+                let which = api.map_or(String::new(), |api| format!(" --api {api}"));
+                eprintln!("error: {} has no echo server{which} here", system.name);
                 ExitCode::from(2)
             }
         },

@@ -102,6 +102,12 @@ pub const CH7: Chapter = Chapter {
     title: "Stage 5: I/O, threads and signals",
     file: "ch07-io.md",
 };
+/// Chapter 8.
+pub const CH8: Chapter = Chapter {
+    number: 8,
+    title: "Stage 5: Transports, protocols and streams",
+    file: "ch08-transports.md",
+};
 
 /// Every exercise, in the order the book asks for them.
 #[rustfmt::skip] // a table: one exercise per block, aligned as rows rather than as code
@@ -235,4 +241,13 @@ pub const CATALOG: &[Exercise] = &[
         hint: "Try first; only \"would block\" needs a reader. The reader tries again each time it is \
                called, waits on if it would block again, and removes itself once it has completed \
                the future: a socket at its end stays readable for ever." },
+    Exercise { id: "8.1", title: "a line-based protocol", chapter: &CH8, section: "Reading: the reader is the transport's",
+        file: "src/ch8.rs", item: "Lines", binary: "ch8", test: "ex8_1_lines_are_answered_whole_however_they_arrive",
+        hint: "`data_received` gets whatever bytes arrived, not a line. Append them to `buffer`, then \
+               answer each line the buffer now holds up to its `\\n`, taking it out; what is after \
+               the last `\\n` stays for the next call." },
+    Exercise { id: "8.2", title: "`drain` by hand", chapter: &CH8, section: "Flow control",
+        file: "src/ch8.rs", item: "Drain::drain", binary: "ch8", test: "ex8_2_drain_keeps_the_write_buffer_near_the_high_water_mark",
+        hint: "Unless paused, return at once. Paused: make a future with the loop, keep it in \
+               `waiter`, and await it; `resume` takes it out and sets its result." },
 ];

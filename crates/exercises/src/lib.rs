@@ -85,4 +85,10 @@ pub mod ch7;
 #[path = "solutions/ch7.rs"]
 pub mod ch7;
 
+#[cfg(not(feature = "solutions"))]
+pub mod ch8;
+#[cfg(feature = "solutions")]
+#[path = "solutions/ch8.rs"]
+pub mod ch8;
+
 pub mod build;

@@ -15,6 +15,14 @@
 //! within `--grace SECS` (default 5), after which what is still open is closed as it is.
 //! Then it prints how many clients were served and exits with 0.
 //!
+//! `--api protocol` serves the same echo with chapter 8's `create_server` and a `Protocol`
+//! (`echo_server/protocol.rs`), `--api streams` with `start_server` and a handler looping
+//! `read`, `write`, `drain` (`echo_server/streams.rs`); `--api sock`, the default, is the
+//! task per connection above. Every option works with each.
+//!
+//! A second SIGINT or SIGTERM during the grace period closes what is still open at once,
+//! says how many connections it cut, and exits with 1.
+//!
 //! `--loops N` runs N event loops on N threads, each accepting on the same port
 //! (`SO_REUSEPORT`): `echo_server/loops.rs`, and the book's "Beyond one core".
 //! `--with-producer N` runs the seed's producer and consumer beside the server.
@@ -32,27 +40,34 @@
 #[path = "producer_consumer.rs"]
 pub mod producer_consumer;
 
+#[path = "echo_server/connections.rs"]
+mod connections;
 #[allow(dead_code)]
 #[path = "echo_server/loops.rs"]
 pub mod loops;
+#[path = "echo_server/protocol.rs"]
+pub mod protocol;
 #[allow(dead_code)]
 #[path = "echo_server/settings.rs"]
 mod settings;
 #[path = "echo_server/shutdown.rs"]
 mod shutdown;
+#[path = "echo_server/streams.rs"]
+pub mod streams;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io;
 use std::net::{TcpListener, TcpStream};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
+use connections::Connection;
 use scaffold::net::{EchoSetup, Reply, is_disconnect};
 use settings::Flags;
-pub use settings::Settings;
-use stage5::{Error, EventLoop, First, Server, Task, TimerHandle, first_of, say};
+pub use settings::{Api, Settings};
+use stage5::{Error, EventLoop, First, Server, TimerHandle, first_of, say};
 
 /// How many bytes one `sock_recv` asks for.
 const CHUNK: usize = 64 * 1024;
@@ -136,7 +151,8 @@ pub struct Bytes {
     echoed: Cell<u64>,
 }
 
-/// What a server did: connections accepted, bytes read and bytes sent back.
+/// What a server did: connections accepted, bytes read and bytes sent back, and how many
+/// connections a second signal cut.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
     /// Connections accepted.
@@ -145,24 +161,22 @@ pub struct Summary {
     pub read: u64,
     /// Bytes of those sent back (the `Got:` prefixes not counted).
     pub echoed: u64,
+    /// Connections closed at once by a second signal.
+    pub cut: usize,
 }
 
 // ANCHOR: server
 /// The running echo server: the listener and the connections' tasks.
 pub struct EchoServer {
-    server: Server,
+    server: RefCell<Option<Server>>, // `None` until it serves
     connections: RefCell<HashMap<u64, Connection>>,
     served: Cell<usize>,
     bytes: Rc<Bytes>,
     settings: Settings,
     stopping: Cell<bool>,
     deadline: RefCell<Option<TimerHandle>>, // the end of the grace period
-}
-
-/// A connection's task, and the future that asks it to stop reading.
-struct Connection {
-    task: Task<()>,
-    stop: stage5::Future<()>,
+    cut: Cell<usize>,                       // connections a second signal closed
+    me: std::rc::Weak<EchoServer>,          // for the callbacks that serve
 }
 // ANCHOR_END: server
 
@@ -193,56 +207,22 @@ pub fn serve_with(
 ) -> Result<Rc<EchoServer>, Error> {
     // Let the kernel queue as many connections as we accept per event (std says 128).
     socket2::SockRef::from(&listener).listen(BACKLOG as i32)?;
-    // The accept callback needs the server, and the server holds what `start_serving`
-    // returns: the callback gets a slot, filled once both exist.
-    let slot: Rc<RefCell<Weak<EchoServer>>> = Rc::default();
-    let me = slot.clone();
-    let server = lp.start_serving(listener, BACKLOG, move |lp, sock, peer| {
-        scaffold::trace!("accept {peer}");
-        if let Some(me) = me.borrow().upgrade() {
-            me.accepted(lp, sock);
-        }
-    })?;
-    let me = Rc::new(EchoServer {
-        server,
+    // Each API's callbacks need the server, and the server holds the `Server` they serve
+    // with: the server is made first, with the listener only, then given its `Server`.
+    Rc::new_cyclic(|me| EchoServer {
+        server: RefCell::new(None),
         connections: RefCell::new(HashMap::new()),
         served: Cell::new(0),
         bytes: Rc::default(),
         settings,
         stopping: Cell::new(false),
         deadline: RefCell::new(None),
-    });
-    *slot.borrow_mut() = Rc::downgrade(&me);
-    Ok(me)
+        cut: Cell::new(0),
+        me: me.clone(),
+    })
+    .start(lp, listener)
 }
 // ANCHOR_END: serve_with
-
-impl EchoServer {
-    // ANCHOR: accepted
-    /// A new connection: a task to echo it, and the future that will ask it to stop.
-    fn accepted(self: Rc<Self>, lp: &EventLoop, sock: TcpStream) {
-        self.served.set(self.served.get() + 1);
-        let stop = lp.create_future();
-        let reply = self.settings.reply;
-        let handler = echo_handler(lp.clone(), sock, reply, stop.clone(), self.bytes.clone());
-        // Only a closed loop refuses a task; the handler is dropped, and its socket closed.
-        if let Ok(task) = lp.create_task(handler) {
-            let (id, me) = (task.id(), Rc::downgrade(&self));
-            task.add_done_callback(move |lp, _| {
-                if let Some(me) = me.upgrade() {
-                    me.closed(lp, id);
-                }
-            });
-            let connection = Connection { task, stop };
-            self.connections.borrow_mut().insert(id, connection);
-        }
-        let stop_after = self.settings.stop.as_ref();
-        if stop_after.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            self.shutdown(lp);
-        }
-    }
-    // ANCHOR_END: accepted
-}
 
 impl EchoServer {
     /// True once [`EchoServer::shutdown`] has been called.
@@ -261,6 +241,7 @@ impl EchoServer {
             served: self.served.get(),
             read: self.bytes.read.get(),
             echoed: self.bytes.echoed.get(),
+            cut: self.cut.get(),
         }
     }
 }
@@ -278,6 +259,7 @@ fn main() {
     let config = loops::Config {
         settings: Settings {
             grace: flags.grace.get(),
+            api: flags.api.get(),
             ..Settings::new(setup.reply)
         },
         loops: flags.loops.get(),

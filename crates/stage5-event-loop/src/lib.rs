@@ -83,7 +83,7 @@ pub use parts::selector::SelectorStats;
 pub use stage4::Interest;
 pub use streams::{
     IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,
-    start_server,
+    start_server, start_server_on,
 };
 pub use transports::{Protocol, Transport};
 

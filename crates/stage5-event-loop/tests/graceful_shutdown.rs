@@ -4,7 +4,8 @@
 //! client that never reads cannot hold the shutdown beyond the grace period, and a client
 //! that connects once the server has stopped accepting is refused at once, as asyncio's
 //! `Server.close` refuses it by closing the listening socket. Each server runs in a child
-//! process (see `child_server`), so the signals reach only it.
+//! process (see `child_server`), so the signals reach only it. A second SIGINT cuts what
+//! is open at once; each of these runs with `--api protocol` and `--api streams` too.
 
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
@@ -15,6 +16,7 @@ mod child_server;
 
 use std::io::{ErrorKind, Read, Write};
 
+use echo_server::Api;
 use loadgen::child::Signal;
 use loadgen::client;
 
@@ -108,4 +110,89 @@ fn a_client_that_connects_during_the_shutdown_is_refused_at_once() {
     drop(stays); // our end of stream: the server's last connection closes
     let finished = child.finish().unwrap();
     child_server::assert_exited_well(&finished, 1);
+}
+
+// ANCHOR: second_signal
+/// A second Ctrl-C during the grace period means "now": 50 idle clients hold the server
+/// in its grace period (90 s), and a second SIGINT closes them at once, says how many on
+/// standard error, and exits with 1. The child's watchdog is generous; nothing is timed:
+/// had the second signal been ignored, the server would have waited out its grace period
+/// and exited with 0, saying `still open after`.
+fn a_second_sigint_cuts_the_idle_clients_at_once(test: &str, env: &str) {
+    let (child, addr) = child_server::start(test, env);
+    let mut idle: Vec<_> = (0..50).map(|_| client::connect(addr).unwrap()).collect();
+    for stream in &mut idle {
+        client::round_trip(stream, b"", b"served").unwrap(); // accepted and served
+    }
+    child.signal(Signal::Int).unwrap();
+    // The shutdown has begun when each client reads the server's half-close; then the
+    // server waits for the clients' ends of stream, which never come.
+    for stream in &mut idle {
+        stream.set_read_timeout(Some(WATCHDOG)).unwrap();
+        let mut rest = Vec::new();
+        stream.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty(), "{rest:?}");
+    }
+    child.signal(Signal::Int).unwrap();
+    let finished = child.finish().unwrap();
+    let code = finished.status.and_then(|s| s.code());
+    assert_eq!(code, Some(1), "{:?}:\n{}", finished.status, finished.stderr);
+    let stderr = &finished.stderr;
+    assert!(
+        stderr.contains("shutdown: second signal: 50 connections cut\n"),
+        "{stderr}"
+    );
+    let error = "error: stopped by a second signal: 50 connections cut\n";
+    assert!(stderr.contains(error), "{stderr}");
+    assert!(!stderr.contains("still open after"), "{stderr}");
+    drop(idle);
+}
+// ANCHOR_END: second_signal
+
+/// How long a client waits for the server's half-close: far more than it takes.
+const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[test]
+fn a_second_sigint_cuts_the_idle_clients_at_once_sock() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, Api::Sock);
+    }
+    let test = "a_second_sigint_cuts_the_idle_clients_at_once_sock";
+    a_second_sigint_cuts_the_idle_clients_at_once(test, CHILD);
+}
+
+#[test]
+fn a_second_sigint_cuts_the_idle_clients_at_once_protocol() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, Api::Protocol);
+    }
+    let test = "a_second_sigint_cuts_the_idle_clients_at_once_protocol";
+    a_second_sigint_cuts_the_idle_clients_at_once(test, CHILD);
+}
+
+#[test]
+fn a_second_sigint_cuts_the_idle_clients_at_once_streams() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, Api::Streams);
+    }
+    let test = "a_second_sigint_cuts_the_idle_clients_at_once_streams";
+    a_second_sigint_cuts_the_idle_clients_at_once(test, CHILD);
+}
+
+#[test]
+fn sigterm_mid_transfer_echoes_everything_read_then_eof_protocol() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, Api::Protocol);
+    }
+    let test = "sigterm_mid_transfer_echoes_everything_read_then_eof_protocol";
+    child_server::stop_mid_transfer(test, CHILD, 20, Signal::Term);
+}
+
+#[test]
+fn sigterm_mid_transfer_echoes_everything_read_then_eof_streams() {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, Api::Streams);
+    }
+    let test = "sigterm_mid_transfer_echoes_everything_read_then_eof_streams";
+    child_server::stop_mid_transfer(test, CHILD, 20, Signal::Term);
 }

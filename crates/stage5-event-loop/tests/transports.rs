@@ -1,13 +1,19 @@
 //! Chapter 8's deliberate behaviours that the conformance scenarios do not show: a
 //! transport's descriptor is refused to `add_reader` (asyncio's `_ensure_fd_no_transport`)
-//! until the transport closes, and `write` after `write_eof` is an error.
+//! until the transport closes, and `write` after `write_eof` is an error. And each
+//! deliberate difference from asyncio that the chapter's table names, pinned by a test
+//! named after it (`deviation_...`).
 
+use std::cell::{Cell, RefCell};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::rc::Rc;
 
+use stage5::streams::LimitOverrunError;
 use stage5::transports::FdUsedByTransport;
-use stage5::{Error, EventLoop, Protocol, VirtualClock};
+use stage5::{Error, EventLoop, Protocol, StreamReader, Transport, VirtualClock, sleep};
 
 struct Quiet;
 impl Protocol for Quiet {}
@@ -47,5 +53,142 @@ fn write_after_write_eof_is_an_error_and_nothing_is_sent() {
     assert_eq!(error.to_string(), "Cannot call write() after write_eof()");
     assert_eq!(transport.get_write_buffer_size(), 0);
     transport.abort();
+    lp.close().unwrap();
+}
+
+/// Run `lp` until the callbacks scheduled so far, and those they schedule, have run
+/// (a few iterations: `sleep(0)` each).
+fn settle(lp: &EventLoop) {
+    for _ in 0..4 {
+        let l = lp.clone();
+        let task = lp.create_task(async move { sleep(&l, 0.0).await }).unwrap();
+        lp.run_until_complete(&task).unwrap();
+    }
+}
+
+/// A protocol that says what it was told, through `&self` (its state in cells).
+#[derive(Default)]
+struct Says(RefCell<Vec<String>>);
+
+impl Protocol for Says {
+    fn connection_made(&self, _transport: &Transport) {
+        self.0.borrow_mut().push("made".into());
+    }
+    fn data_received(&self, data: &[u8]) {
+        let data = String::from_utf8_lossy(data);
+        self.0.borrow_mut().push(format!("data {data}"));
+    }
+    fn eof_received(&self) -> bool {
+        self.0.borrow_mut().push("eof".into());
+        false
+    }
+    fn connection_lost(&self, exc: Option<Error>) {
+        self.0.borrow_mut().push(format!("lost {exc:?}"));
+    }
+}
+
+/// Deviation 1: protocol methods take `&self` (the transport holds an `Rc<dyn Protocol>`
+/// and the program may hold another), so a protocol keeps its state in cells; and
+/// `connection_lost` gets the loop's `Error`, here none.
+#[test]
+fn deviation_protocol_methods_take_shared_self() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let (a, mut b) = UnixStream::pair().unwrap();
+    let says = Rc::new(Says::default());
+    let protocol: Rc<dyn Protocol> = says.clone(); // ours stays usable beside the transport's
+    lp.make_socket_transport(a.into(), protocol, None).unwrap();
+    b.write_all(b"hi").unwrap();
+    b.shutdown(std::net::Shutdown::Write).unwrap();
+    settle(&lp);
+    assert_eq!(*says.0.borrow(), ["made", "data hi", "eof", "lost None"]);
+    lp.close().unwrap();
+}
+
+/// Deviation 2: `readline` past the limit returns the `LimitOverrunError` itself (asyncio
+/// raises a `ValueError` with the same message), and the long line is thrown away.
+#[test]
+fn deviation_readline_past_the_limit_returns_limit_overrun_error() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let reader = StreamReader::with_limit(&lp, 4);
+    reader.feed_data(b"0123456789\nnext\n");
+    let r = reader.clone();
+    let task = lp
+        .create_task(async move { Ok(r.readline().await) })
+        .unwrap();
+    let error = lp.run_until_complete(&task).unwrap().unwrap_err();
+    let overrun = LimitOverrunError::of(&error).expect("the LimitOverrunError itself");
+    assert_eq!(
+        overrun.message,
+        "Separator is found, but chunk is longer than limit"
+    );
+    let r = reader.clone();
+    let task = lp.create_task(async move { r.readline().await }).unwrap();
+    assert_eq!(lp.run_until_complete(&task).unwrap(), b"next\n");
+    lp.close().unwrap();
+}
+
+/// Deviation 3: `remove_reader` and `remove_writer` on a transport's descriptor are not
+/// refused: they answer a bool (asyncio raises `RuntimeError`). The transport's reader was
+/// there, so `remove_reader` answers `true`; it had no writer.
+#[test]
+fn deviation_remove_reader_on_a_transports_descriptor_is_not_refused() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let (a, _b) = UnixStream::pair().unwrap();
+    let fd = a.as_raw_fd();
+    let transport = lp
+        .make_socket_transport(a.into(), Rc::new(Quiet), None)
+        .unwrap();
+    settle(&lp); // the reader is in place
+    assert!(lp.remove_reader(fd));
+    assert!(!lp.remove_writer(fd));
+    transport.abort();
+    settle(&lp);
+    lp.close().unwrap();
+}
+
+/// Deviation 4: writes after the connection was lost are dropped, all of them silently
+/// (asyncio logs a warning from the fifth on); nothing reaches the exception handler.
+#[test]
+fn deviation_writes_after_connection_lost_are_dropped_silently() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let reported = Rc::new(Cell::new(0));
+    let r = reported.clone();
+    lp.set_exception_handler(Some(Rc::new(move |_, _| r.set(r.get() + 1))));
+    let (a, mut b) = UnixStream::pair().unwrap();
+    let says = Rc::new(Says::default());
+    let transport = lp
+        .make_socket_transport(a.into(), says.clone(), None)
+        .unwrap();
+    transport.abort();
+    settle(&lp);
+    assert_eq!(says.0.borrow().last().unwrap(), "lost None");
+    for _ in 0..10 {
+        assert!(transport.write(b"late").is_ok());
+    }
+    assert_eq!(transport.get_write_buffer_size(), 0);
+    assert_eq!(reported.get(), 0);
+    let mut got = Vec::new();
+    b.read_to_end(&mut got).unwrap();
+    assert!(got.is_empty(), "{got:?}");
+    lp.close().unwrap();
+}
+
+/// Deviation 5: `create_connection` takes a resolved address (a `SocketAddr`, no host
+/// name, no `getaddrinfo` in a thread); connected to it, the transport's peer is it.
+#[test]
+fn deviation_create_connection_takes_a_resolved_address() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let l = lp.clone();
+    let task = lp
+        .create_task(async move { l.create_connection(|| Rc::new(Quiet), addr).await })
+        .unwrap();
+    let (transport, _) = lp.run_until_complete(&task).unwrap();
+    assert_eq!(transport.peername(), Some(addr));
+    let (_accepted, peer) = listener.accept().unwrap();
+    assert_eq!(transport.sockname(), Some(peer));
+    transport.abort();
+    settle(&lp);
     lp.close().unwrap();
 }

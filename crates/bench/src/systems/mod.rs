@@ -25,6 +25,9 @@ pub mod tasks;
 pub mod tokio;
 pub mod tokio_mt;
 
+/// An echo server: serve on `addr` until `max` has passed.
+pub type Serve = fn(SocketAddr, Duration) -> io::Result<()>;
+
 /// One workload as one system does it.
 #[derive(Debug, Clone, Copy)]
 pub struct Workload {
@@ -47,7 +50,10 @@ pub struct System {
     /// W1 to W4 as this system does them (some are missing where they do not apply).
     pub workloads: &'static [Workload],
     /// Serve echo on `addr` until the time limit: prints `listening on ADDR` to stderr.
-    pub serve: Option<fn(SocketAddr, Duration) -> io::Result<()>>,
+    pub serve: Option<Serve>,
+    /// Other echo servers, by the name `serve --api NAME` gives them (stage 5's
+    /// `protocol` and `streams`, beside its `sock_*` one).
+    pub serve_apis: &'static [(&'static str, Serve)],
 }
 
 /// Every Rust system, in table order.

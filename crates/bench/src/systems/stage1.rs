@@ -45,6 +45,7 @@ pub const SYSTEM: System = System {
         },
     ],
     serve: None,
+    serve_apis: &[],
 };
 
 fn scheduler() -> Scheduler {

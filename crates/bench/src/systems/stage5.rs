@@ -12,14 +12,20 @@
 //!   per connection awaiting `sock_recv` of up to 1 KiB and `sock_sendall`. (The stage's
 //!   own `echo_server` example is the same loop, plus what its chapter shows: a table of
 //!   connections for its graceful shutdown, and a line per closed connection.)
+//! - W5, W6 again with chapter 8's APIs (`serve --api protocol`, `serve --api streams`): a
+//!   `Protocol` whose `data_received` writes back, as asyncio's and uvloop's rows are; and
+//!   a `start_server` handler looping `read` of up to 1 KiB, `write` and `drain`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ::stage5::{EventLoop, Queue, RealClock};
+use ::stage5::{
+    Error, EventLoop, Protocol, Queue, RealClock, StreamReader, StreamWriter, Transport,
+    start_server_on,
+};
 
 use super::{System, Workload, check, sum_below};
 use crate::measure::{Sample, measure};
@@ -56,6 +62,7 @@ pub const SYSTEM: System = System {
         },
     ],
     serve: Some(serve),
+    serve_apis: &[("protocol", serve_protocol), ("streams", serve_streams)],
 };
 
 fn bump(count: &Rc<Cell<u64>>) {
@@ -181,24 +188,94 @@ async fn echo(lp: EventLoop, sock: TcpStream) -> Result<(), ::stage5::Error> {
     }
 }
 
-fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
+/// A loop, and a listener on `addr` (said on standard error).
+fn setup(addr: SocketAddr) -> io::Result<(EventLoop, std::net::TcpListener)> {
     // Out of file descriptors, say: the operating system's reason, not a panic.
     let lp = EventLoop::try_with_clock(RealClock::new())
         .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))?;
     // A port in use, an address not this machine's: said with the address and a hint.
     let listener = ::scaffold::net::listen(addr).map_err(io::Error::other)?;
     eprintln!("listening on {}", listener.local_addr()?);
+    Ok((lp, listener))
+}
+
+fn serve(addr: SocketAddr, max: Duration) -> io::Result<()> {
+    let (lp, listener) = setup(addr)?;
     let server = lp
         .start_serving(listener, BACKLOG, |lp, sock, _peer| {
             // Refused only by a closed loop, which serves nobody any more.
             drop(lp.create_task(echo(lp.clone(), sock)));
         })
         .map_err(|e| io::Error::other(e.to_string()))?;
+    run_for(&lp, server, max)
+}
+
+/// Chapter 8's echo protocol: what arrives is written back.
+#[derive(Default)]
+struct Echo(RefCell<Option<Transport>>);
+
+impl Protocol for Echo {
+    fn connection_made(&self, transport: &Transport) {
+        *self.0.borrow_mut() = Some(transport.clone());
+    }
+    fn data_received(&self, data: &[u8]) {
+        if let Some(transport) = self.0.borrow().as_ref() {
+            drop(transport.write(data)); // refused only after write_eof, never called here
+        }
+    }
+    fn connection_lost(&self, _exc: Option<Error>) {
+        self.0.borrow_mut().take(); // the transport holds us: break the cycle
+    }
+}
+
+fn serve_protocol(addr: SocketAddr, max: Duration) -> io::Result<()> {
+    let (lp, listener) = setup(addr)?;
+    let l = lp.clone();
+    let serving = lp
+        .create_task(async move {
+            l.create_server_on(|| Rc::new(Echo::default()), listener)
+                .await
+        })
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let server = lp
+        .run_until_complete(&serving)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    run_for(&lp, server, max)
+}
+
+/// Chapter 8's streams handler: read up to 1 KiB, write it back, drain.
+async fn echo_stream(reader: StreamReader, writer: StreamWriter) -> Result<(), Error> {
+    loop {
+        let data = reader.read(Some(1024)).await?;
+        if data.is_empty() {
+            writer.close(); // the client closed its side
+            return Ok(());
+        }
+        writer.write(&data)?;
+        writer.drain().await?;
+    }
+}
+
+fn serve_streams(addr: SocketAddr, max: Duration) -> io::Result<()> {
+    let (lp, listener) = setup(addr)?;
+    let l = lp.clone();
+    let limit = ::stage5::streams::DEFAULT_LIMIT;
+    let serving = lp
+        .create_task(async move { start_server_on(&l, echo_stream, listener, limit).await })
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let server = lp
+        .run_until_complete(&serving)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    run_for(&lp, server, max)
+}
+
+/// Serve until `max` has passed, then close `server`.
+fn run_for(lp: &EventLoop, server: ::stage5::Server, max: Duration) -> io::Result<()> {
     // Bounded: the server ends by itself after `max`.
     lp.call_later(max.as_secs_f64(), EventLoop::stop)
         .map_err(|e| io::Error::other(e.to_string()))?;
     lp.run_forever()
         .map_err(|e| io::Error::other(e.to_string()))?;
-    server.close(&lp);
+    server.close(lp);
     Ok(())
 }

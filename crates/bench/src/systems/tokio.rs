@@ -60,6 +60,7 @@ pub const SYSTEM: System = System {
         },
     ],
     serve: Some(serve),
+    serve_apis: &[],
 };
 
 fn runtime() -> Runtime {

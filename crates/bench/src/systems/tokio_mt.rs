@@ -21,6 +21,7 @@ pub const SYSTEM: System = System {
     name: "tokio-mt",
     workloads: &[],
     serve: Some(serve),
+    serve_apis: &[],
 };
 
 // ANCHOR: multi_thread

@@ -10,12 +10,15 @@
 //! cannot leave its thread; what crosses threads is a `LoopHandle`, and the only message
 //! is loop 0's request to stop, sent with `call_soon_threadsafe` when a signal comes. Each
 //! loop then shuts down gracefully on its own, and its thread hands back what it served
-//! when it ends. A loop the operating system refuses (each needs an epoll descriptor, a
+//! when it ends. A second SIGINT or SIGTERM sets a flag they share and sends `stop` again:
+//! each loop then cuts what it still has open. A loop the operating system refuses (each needs an epoll descriptor, a
 //! self-pipe and a listener: `--loops 300` under `ulimit -n 1024` runs out) is an error
 //! that names the loop and the reason, never a panic.
 
 use std::net::TcpListener;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread;
 
@@ -49,6 +52,7 @@ pub fn run(
 ) -> Result<Vec<Summary>, Error> {
     let addr = listener.local_addr()?;
     let mut others = Others(Vec::new());
+    let cut = Arc::new(AtomicBool::new(false)); // set by a second signal
     for i in 1..config.loops {
         let listener = scaffold::net::listen_reuse_port(addr).map_err(Error::custom)?;
         let settings = named(&config.settings, i, config.loops);
@@ -57,14 +61,17 @@ pub fn run(
             timeline: None,
             ..options.clone()
         };
-        others.0.push(Other::spawn(i, options, listener, settings)?);
+        others
+            .0
+            .push(Other::spawn(i, options, listener, settings, cut.clone())?);
     }
     // Out of file descriptors, say: the operating system's reason, not a panic.
     let lp = EventLoop::try_with_clock(clock).map_err(cannot_create)?;
     let server = serve_with(&lp, listener, named(&config.settings, 0, config.loops))?;
     let handles: Rc<[LoopHandle]> = others.0.iter().map(|o| o.handle.clone()).collect();
     for sig in [SIGINT, SIGTERM, SIGHUP] {
-        lp.add_signal_handler(sig, stop_all(server.clone(), handles.clone()))?;
+        let again = (sig != SIGHUP).then(|| cut.clone()); // a terminal gone twice: no hurry
+        lp.add_signal_handler(sig, stop_all(server.clone(), handles.clone(), again))?;
     }
     if let Some(count) = config.with_producer {
         producer_consumer::start(&lp, count)?;
@@ -79,24 +86,40 @@ pub fn run(
         let served: usize = summaries.iter().map(|s| s.served).sum();
         say!("clients served: {served}");
     }
-    Ok(summaries)
+    match summaries.iter().map(|s| s.cut).sum::<usize>() {
+        0 => Ok(summaries),
+        1 => Err(Error::msg("stopped by a second signal: 1 connection cut")),
+        n => Err(Error::msg(format!(
+            "stopped by a second signal: {n} connections cut"
+        ))),
+    }
 }
 // ANCHOR_END: run
 
 // ANCHOR: stop_all
 /// Loop 0's signal handler: tell the other loops to stop (once), and shut down its own
 /// server. The message is only `stop`: a loop's server is an `Rc` on its own thread,
-/// which no closure sent from here can carry; the thread that owns it does the rest.
-fn stop_all(server: Rc<EchoServer>, others: Rc<[LoopHandle]>) -> impl FnMut(&EventLoop) {
+/// which no closure sent from here can carry; the thread that owns it does the rest. A
+/// second signal, if `cut` is given, sets it, sends `stop` again, and cuts loop 0's own.
+fn stop_all(
+    server: Rc<EchoServer>,
+    others: Rc<[LoopHandle]>,
+    cut: Option<Arc<AtomicBool>>,
+) -> impl FnMut(&EventLoop) {
     move |lp| {
-        if server.stopping() {
-            return; // a second signal: the shutdown is under way already
+        let again = server.stopping();
+        if again {
+            let Some(cut) = &cut else { return }; // SIGHUP again: the shutdown goes on
+            cut.store(true, Ordering::Relaxed);
         }
         for other in others.iter() {
             // A loop that has ended already (its thread failed) needs no telling.
             drop(other.call_soon_threadsafe(EventLoop::stop));
         }
-        server.shutdown(lp);
+        match again {
+            false => server.shutdown(lp),
+            true => server.cut(),
+        }
     }
 }
 // ANCHOR_END: stop_all
@@ -134,6 +157,7 @@ impl Other {
         options: Options,
         listener: TcpListener,
         settings: Settings,
+        cut: Arc<AtomicBool>,
     ) -> Result<Other, Error> {
         let (ready, handle) = mpsc::sync_channel(1);
         let thread = thread::Builder::new().name(format!("loop {i}")).spawn(
@@ -144,10 +168,16 @@ impl Other {
                 if ready.send(lp.handle()).is_err() {
                     return Ok(server.summary()); // loop 0 gave up before we started
                 }
-                // Serve until loop 0's `stop` comes, then shut down as loop 0 does.
+                // Serve until loop 0's `stop` comes, then shut down as loop 0 does; a `stop`
+                // while connections are still open is the second signal's: cut them.
                 lp.run_forever().map_err(|e| e.to_string())?;
                 server.shutdown(&lp);
-                lp.run_forever().map_err(|e| e.to_string())?;
+                while server.open_count() > 0 {
+                    if cut.load(Ordering::Relaxed) {
+                        server.cut();
+                    }
+                    lp.run_forever().map_err(|e| e.to_string())?;
+                }
                 lp.close().map_err(|e| e.to_string())?;
                 Ok(server.summary())
             },

@@ -9,6 +9,9 @@
 //! default) bounds it all: what is still open then is closed as it is. When the last
 //! connection is closed the server prints how many clients it served and stops the loop.
 //!
+//! A second SIGINT or SIGTERM during the grace period cuts what is still open at once
+//! ([`EchoServer::cut`]), as servers people know do (a second Ctrl-C means "now").
+//!
 //! What changed since stage 4: stage 4's server ran until killed; the first stage 5
 //! server cancelled every connection's task, which could cut an answer in half and close
 //! sockets with unread input (a reset).
@@ -17,9 +20,9 @@ use std::io;
 use std::net::{Shutdown, TcpStream};
 use std::rc::Rc;
 
-use stage5::{EventLoop, Task, say};
+use stage5::{EventLoop, say};
 
-use super::{CHUNK, EchoServer, Summary};
+use super::{CHUNK, Connection, EchoServer, Summary};
 
 // ANCHOR: close_gracefully
 /// The server is shutting down, and everything read from this client has been sent back.
@@ -45,12 +48,14 @@ impl EchoServer {
         if self.stopping.replace(true) {
             return;
         }
-        if let Some(fd) = self.server.fd() {
-            scaffold::trace!("shutdown: close the listener (fd {fd})");
+        if let Some(server) = self.server.borrow().as_ref() {
+            if let Some(fd) = server.fd() {
+                scaffold::trace!("shutdown: close the listener (fd {fd})");
+            }
+            server.close(lp);
         }
-        self.server.close(lp);
-        for connection in self.connections.borrow().values() {
-            connection.stop.set_result_unless_done(());
+        for connection in self.open() {
+            connection.stop();
         }
         if self.connections.borrow().is_empty() {
             return self.finish(lp);
@@ -66,21 +71,48 @@ impl EchoServer {
     }
     // ANCHOR_END: shutdown
 
-    /// The grace period is over: close what is still open as it is (cancel the tasks:
-    /// their futures are dropped, and their sockets closed).
+    /// The open connections (a copy: closing one changes the table).
+    fn open(&self) -> Vec<Connection> {
+        self.connections.borrow().values().cloned().collect()
+    }
+
+    /// The grace period is over: close what is still open as it is (cancel the tasks,
+    /// whose futures are dropped and sockets closed; abort the transports).
     fn grace_over(&self) {
-        let open: Vec<Task<()>> = self
-            .connections
-            .borrow()
-            .values()
-            .map(|c| c.task.clone())
-            .collect();
+        let open = self.open();
         let (grace, n) = (self.settings.grace, open.len());
         let connections = if n == 1 { "connection" } else { "connections" };
         scaffold::warn!("shutdown: {n} {connections} still open after {grace} s: closed");
-        for task in open {
-            task.cancel();
+        for connection in open {
+            connection.cut();
         }
+    }
+
+    // ANCHOR: cut
+    /// A second SIGINT or SIGTERM during the shutdown: the user will not wait for the
+    /// grace period. Close what is open at once and say how many; the program then exits
+    /// with 1 (see `loops::run`). Before a shutdown, or again, it does nothing.
+    pub fn cut(&self) {
+        if !self.stopping.get() || self.cut.get() > 0 || self.connections.borrow().is_empty() {
+            return;
+        }
+        let open = self.open();
+        let n = open.len();
+        let connections = if n == 1 { "connection" } else { "connections" };
+        scaffold::warn!(
+            "{}shutdown: second signal: {n} {connections} cut",
+            self.settings.name
+        );
+        self.cut.set(n);
+        for connection in open {
+            connection.cut();
+        }
+    }
+    // ANCHOR_END: cut
+
+    /// How many connections are open.
+    pub fn open_count(&self) -> usize {
+        self.connections.borrow().len()
     }
 
     /// A connection's task has ended; after a shutdown, the last one ends the server.
@@ -101,6 +133,7 @@ impl EchoServer {
             served,
             read,
             echoed,
+            ..
         } = self.summary();
         scaffold::trace!("shutdown: {read} bytes read, {echoed} sent back");
         say!("{}clients served: {served}", self.settings.name);

@@ -26,7 +26,7 @@ pub mod reader;
 mod reads;
 pub mod writer;
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
 use std::rc::Rc;
 
 pub use errors::{IncompleteReadError, LimitOverrunError};
@@ -51,19 +51,31 @@ where
     F: Fn(StreamReader, StreamWriter) -> Fut + 'static,
     Fut: std::future::Future<Output = Result<(), Error>> + 'static,
 {
+    let listener = crate::transports::connect::bind(addr)?;
+    start_server_on(lp, client_connected, listener, limit).await
+}
+// ANCHOR_END: start_server
+
+/// [`start_server`] on a socket already listening (asyncio's `start_server(sock=...)`).
+pub async fn start_server_on<F, Fut>(
+    lp: &EventLoop,
+    client_connected: F,
+    listener: TcpListener,
+    limit: usize,
+) -> Result<Server, Error>
+where
+    F: Fn(StreamReader, StreamWriter) -> Fut + 'static,
+    Fut: std::future::Future<Output = Result<(), Error>> + 'static,
+{
     let callback: ClientConnected =
         Rc::new(move |reader, writer| -> ClientTask { Box::pin(client_connected(reader, writer)) });
     let factory_lp = lp.clone();
-    lp.create_server(
-        move || {
-            let reader = StreamReader::with_limit(&factory_lp, limit);
-            StreamReaderProtocol::new(&factory_lp, reader, Some(callback.clone()))
-        },
-        addr,
-    )
-    .await
+    let factory = move || {
+        let reader = StreamReader::with_limit(&factory_lp, limit);
+        StreamReaderProtocol::new(&factory_lp, reader, Some(callback.clone()))
+    };
+    lp.create_server_on(factory, listener).await
 }
-// ANCHOR_END: start_server
 
 /// Connect to `addr` (asyncio's `open_connection`): a reader with `limit` and a writer.
 pub async fn open_connection(

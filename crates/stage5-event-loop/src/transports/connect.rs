@@ -53,7 +53,17 @@ impl EventLoop {
         protocol_factory: impl FnMut() -> Rc<P> + 'static,
         addr: SocketAddr,
     ) -> Result<Server, Error> {
-        let listener = bind(addr)?;
+        self.create_server_on(protocol_factory, bind(addr)?).await
+    }
+
+    /// [`EventLoop::create_server`] on a socket already listening (asyncio's
+    /// `create_server(sock=...)`): the echo server's `--api protocol`, whose listener
+    /// may share its port with other loops'.
+    pub async fn create_server_on<P: Protocol + 'static>(
+        &self,
+        protocol_factory: impl FnMut() -> Rc<P> + 'static,
+        listener: TcpListener,
+    ) -> Result<Server, Error> {
         let factory = Rc::new(RefCell::new(protocol_factory));
         let server = self.start_serving(listener, BACKLOG, move |lp, stream, _| {
             let factory = factory.clone();

@@ -17,7 +17,7 @@ use scaffold::Options;
 use scaffold::net::Reply;
 
 use crate::echo_server::loops::{self, Config};
-use crate::echo_server::{Settings, Summary};
+use crate::echo_server::{Api, Settings, Summary};
 
 /// The grace period of the servers stopped mid-transfer. A clean drain ends in
 /// milliseconds; the period only bounds a drain that never ends, so it is long, lest a slow
@@ -31,6 +31,11 @@ const LIMIT: Duration = Duration::from_secs(240);
 /// The child's part: serve on 127.0.0.1 (a free port) with `loops` loops and `--grace
 /// grace` until a signal stops it, then report what it served.
 pub fn serve(loops: usize, grace: f64) {
+    serve_api(loops, grace, Api::Sock);
+}
+
+/// [`serve`] with `--api api`. Fails as the example's `main` does: `error: ...`, exit 1.
+pub fn serve_api(loops: usize, grace: f64, api: Api) {
     let options = Options::default(); // plain lines on standard output, as with no flags
     let clock = options.install();
     let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
@@ -39,16 +44,19 @@ pub fn serve(loops: usize, grace: f64) {
     let config = Config {
         settings: Settings {
             grace,
+            api,
             ..Settings::new(Reply::Plain)
         },
         loops,
         with_producer: None,
     };
-    let summaries = loops::run(clock, options, listener, &config).unwrap();
+    let summaries = loops::run(clock, options, listener, &config)
+        .unwrap_or_else(|error| scaffold::cli::exit_with_error(error));
     let total = summaries.iter().fold(Summary::default(), |t, s| Summary {
         served: t.served + s.served,
         read: t.read + s.read,
         echoed: t.echoed + s.echoed,
+        cut: t.cut + s.cut,
     });
     let per_loop: Vec<usize> = summaries.iter().map(|s| s.served).collect();
     eprintln!(
@@ -79,6 +87,7 @@ pub fn report(finished: &Finished) -> (Summary, Vec<usize>) {
         served: words[0].parse().unwrap(),
         read: words[2].parse().unwrap(),
         echoed: words[4].parse().unwrap(),
+        cut: 0,
     };
     let list = line
         .split_once("per loop [")

@@ -65,6 +65,7 @@ pub const SYSTEM: System = System {
         },
     ],
     serve: Some(echo::serve),
+    serve_apis: &[],
 };
 
 fn bump(count: &Rc<Cell<u64>>) {
