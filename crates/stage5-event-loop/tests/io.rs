@@ -465,3 +465,27 @@ fn a_task_woken_from_another_thread_wakes_a_blocked_loop() {
     assert!(selects <= 5, "{selects} selects");
     helper.join().unwrap();
 }
+
+/// Data and the end of the stream that came together (one edge, before the read): the
+/// short read that takes the data must not hide the end, which no later edge announces.
+#[test]
+fn the_end_of_the_stream_that_came_with_the_data_is_not_lost_after_a_short_read() {
+    let lp = vloop();
+    let (a, b) = pair();
+    lp.call_later(1.0, move |_| {
+        (&b).write_all(b"ab").unwrap();
+        b.shutdown(std::net::Shutdown::Write).unwrap();
+    })
+    .unwrap();
+    let l = lp.clone();
+    let task = lp
+        .create_task(async move {
+            let first = l.sock_recv(&a, 10).await?;
+            let second = l.sock_recv(&a, 10).await?;
+            Ok((first, second))
+        })
+        .unwrap();
+    lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
+    let outcome = lp.run_until_complete(&task);
+    assert_eq!(outcome.unwrap(), (b"ab".to_vec(), Vec::new()));
+}

@@ -162,6 +162,11 @@ impl EventLoop {
         self.inner.io.borrow_mut().would_block(fd, interest);
     }
 
+    /// A reader's read on `fd` came back short: no re-arm unless the end is still to come.
+    pub(crate) fn read_short(&self, fd: RawFd) {
+        self.inner.io.borrow_mut().read_short(fd);
+    }
+
     /// `fd` is a new socket: forget what was known under its number.
     pub(crate) fn forget_fd(&self, fd: RawFd) {
         let stale = self.inner.io.borrow_mut().forget(fd);

@@ -68,7 +68,12 @@ impl EventLoop {
     ) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new_repeating(self.next_handle_id(), callback);
-        loop_trace!(self, "add_{interest}er fd {fd}: {}", handle.trace_id());
+        loop_trace!(
+            self,
+            "add_{} fd {fd}: {}",
+            waiter_name(interest),
+            handle.trace_id()
+        );
         let old = self.add_waiter(fd, interest, Waiter::Callback(handle.clone()))?;
         if let Some(Waiter::Callback(old)) = old {
             old.cancel();
@@ -82,7 +87,12 @@ impl EventLoop {
             return false;
         }
         let old = self.remove_waiter(fd, interest, false);
-        loop_trace!(self, "remove_{interest}er fd {fd}: {}", old.is_some());
+        loop_trace!(
+            self,
+            "remove_{} fd {fd}: {}",
+            waiter_name(interest),
+            old.is_some()
+        );
         match old {
             Some(Waiter::Callback(handle)) => {
                 handle.cancel();
@@ -105,5 +115,13 @@ impl EventLoop {
     /// True if `fd` has a writer (or a task waiting to write).
     pub fn has_writer(&self, fd: RawFd) -> bool {
         self.has_waiter(fd, Interest::Write)
+    }
+}
+
+/// "reader" or "writer", for the trace's `add_reader fd 7` lines.
+fn waiter_name(interest: Interest) -> &'static str {
+    match interest {
+        Interest::Read => "reader",
+        Interest::Write => "writer",
     }
 }

@@ -62,6 +62,7 @@ struct Source<L> {
     readable: bool,                // an edge said so, and nothing has shown otherwise since
     writable: bool,
     drained: bool, // a read came back short since the last edge: the next one would block
+    read_closed: bool, // an edge since the last re-arm said the peer shut its side
     unchecked: Option<u32>, // a task waits on a registration unchecked since this select
     rearm: bool,   // in `IoTable::rearm`: look at it again before the next select
     release: bool, // in `IoTable::release`: deregister it at the next select if idle
@@ -89,6 +90,7 @@ impl<L> Default for Source<L> {
             readable: false,
             writable: false,
             drained: false,
+            read_closed: false,
             unchecked: None,
             rearm: false,
             release: false,

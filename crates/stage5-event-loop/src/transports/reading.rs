@@ -43,8 +43,14 @@ impl Transport {
         match read {
             // The peer shut its side: the end of the stream.
             Ok(data) if data.is_empty() => self.read_eof(lp),
-            // Data: to the protocol.
-            Ok(data) => self.call_protocol(lp, "data_received", |p| p.data_received(&data)),
+            // Data: to the protocol. A short read emptied the socket: no level-triggered
+            // re-arm is needed before the next select (the next edge will come).
+            Ok(data) => {
+                if data.len() < MAX_SIZE {
+                    lp.read_short(inner.fd);
+                }
+                self.call_protocol(lp, "data_received", |p| p.data_received(&data))
+            }
             // Nothing after all: the next edge will say when there is.
             Err(e) if e.kind() == ErrorKind::WouldBlock => lp.would_block(inner.fd, Interest::Read),
             // A signal interrupted `recv`: the reader runs again next iteration.

@@ -36,6 +36,7 @@ impl<L> Source<L> {
         self.readable |= readable;
         self.writable |= writable;
         self.drained &= !readable;
+        self.read_closed |= event.read_closed;
         (readable, writable)
     }
     // ANCHOR_END: note
@@ -54,6 +55,7 @@ impl<L> Source<L> {
         self.readable = false;
         self.writable = false;
         self.drained = false;
+        self.read_closed = false;
     }
 
     /// A waiter whose readiness is cached but not known to still hold: re-arm it.
@@ -72,6 +74,20 @@ impl<L, S: Poller> IoTable<L, S> {
         }
     }
     // ANCHOR_END: would_block
+
+    // ANCHOR: read_short
+    /// A reader's read on `fd` came back shorter than asked: the socket is empty, and the
+    /// next edge will say when it is not, so it needs no re-arm. Unless an edge said the
+    /// peer shut its side: the end of the stream is still to be read, and no edge will
+    /// announce it again, so the re-arm stays (it reports `fd` at once).
+    pub fn read_short(&mut self, fd: RawFd) {
+        if let Some(source) = self.source_mut(fd)
+            && !source.read_closed
+        {
+            source.readable = false;
+        }
+    }
+    // ANCHOR_END: read_short
 
     /// A waiter of `fd` was dispatched: look at `fd` again before the next select.
     #[inline]
@@ -149,5 +165,39 @@ mod tests {
         table.before_select(&mut selector);
         assert_eq!(selector.stats().reregisters, rearms, "drained: no re-arm");
         drop(a);
+    }
+
+    /// A reader whose read came back short needs no re-arm, unless an edge said the peer
+    /// shut its side: that end is still to be read, and no edge will report it again.
+    #[test]
+    fn a_short_read_skips_the_re_arm_unless_the_end_of_the_stream_came_with_it() {
+        for shut in [false, true] {
+            let mut selector = Selector::new().unwrap();
+            let mut table: IoTable<()> = IoTable::default();
+            let (a, mut peer) = pair();
+            let fd = a.as_raw_fd();
+            let reader = Handle::new_repeating(1, |_: &()| {});
+            table
+                .add(&mut selector, fd, Interest::Read, Waiter::Callback(reader))
+                .unwrap();
+            peer.write_all(b"xy").unwrap();
+            if shut {
+                peer.shutdown(std::net::Shutdown::Write).unwrap();
+            }
+            let (mut ready, mut wake) = (Vec::new(), Vec::new());
+            table.before_select(&mut selector);
+            assert_eq!(selector.select(Some(Duration::ZERO)).unwrap(), 1);
+            table.process_events(&selector, &mut ready, &mut wake);
+            assert_eq!(ready.len(), 1);
+            table.read_short(fd);
+            let rearms = selector.stats().reregisters;
+            table.before_select(&mut selector);
+            let rearmed = selector.stats().reregisters - rearms;
+            assert_eq!(rearmed, u64::from(shut), "shut: {shut}");
+            if shut {
+                // The re-arm reports the end of the stream at the next select.
+                assert_eq!(selector.select(Some(Duration::ZERO)).unwrap(), 1);
+            }
+        }
     }
 }
