@@ -38,6 +38,8 @@ mod stage5_callbacks;
 #[allow(dead_code)]
 #[path = "../crates/stage5-event-loop/tests/support/old_code.rs"]
 mod stage5_old_code;
+#[path = "../crates/stage5-event-loop/tests/support/protocol_echo.rs"]
+mod stage5_protocol_echo;
 
 use stages::{run_stage1, run_stage2, run_stage5};
 
@@ -113,6 +115,16 @@ const PICTURES: &[Picture] = &[
         example: "stage 4's scripted I/O on the event loop",
         file: "stage5-scripted_io.svg",
         run: |clock| stage5_old_code::scenario(&stage5::EventLoop::with_clock(clock)),
+    },
+    Picture {
+        stage: 5,
+        example: "chapter 8's echo: a Protocol server and client on a socket pair",
+        file: "stage5-protocol_echo.svg",
+        run: |clock| {
+            let lp = stage5::EventLoop::with_clock(clock);
+            stage5_protocol_echo::scenario(&lp);
+            lp.close().expect("the loop closes");
+        },
     },
 ];
 

@@ -4,6 +4,9 @@
 //! deliberate difference from asyncio that the chapter's table names, pinned by a test
 //! named after it (`deviation_...`).
 
+#[path = "support/protocol_echo.rs"]
+mod protocol_echo;
+
 use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -191,4 +194,16 @@ fn deviation_create_connection_takes_a_resolved_address() {
     transport.abort();
     settle(&lp);
     lp.close().unwrap();
+}
+
+/// Chapter 8's echo, client and server on one loop, as its timeline draws it: every line
+/// comes back, the half-close closes the server, and both ends learn it, in that order.
+#[test]
+fn the_protocol_echo_of_chapter_8() {
+    let text = stage5::transcript(false, |clock| {
+        let lp = EventLoop::with_clock(clock);
+        protocol_echo::scenario(&lp);
+        lp.close().unwrap();
+    });
+    insta::assert_snapshot!(text);
 }
