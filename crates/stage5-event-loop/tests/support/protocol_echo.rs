@@ -63,7 +63,11 @@ pub fn scenario(lp: &EventLoop) {
     let l = lp.clone();
     let task = lp
         .create_task(async move {
-            let factory = || Rc::new(Echo { transport: RefCell::new(None) });
+            let factory = || {
+                Rc::new(Echo {
+                    transport: RefCell::new(None),
+                })
+            };
             let (_server, _) = l.connect_accepted_socket(factory, a).await?;
             let lost = l.create_future();
             let client = Rc::new(Client { lost: lost.clone() });
@@ -77,6 +81,7 @@ pub fn scenario(lp: &EventLoop) {
             lost.await
         })
         .expect("the loop is open");
-    lp.run_until_complete(&task).expect("the echo runs to its end");
+    lp.run_until_complete(&task)
+        .expect("the echo runs to its end");
 }
 // ANCHOR_END: protocol_echo
