@@ -1,28 +1,17 @@
 //! The scheduler with I/O (book chapter 4, "The run loop with I/O"; seed 003, section 6).
 //!
-//! Stage 1's callback scheduler, plus the seed's `_read_waiting` and `_write_waiting`:
-//! callbacks waiting for a socket. `read_wait(sock, callback)` files the callback under the
-//! socket and tells the [`Selector`] (mio's, or a test's fake); the loop runs what is ready
-//! and, when nothing is, sleeps *in the selector* until the next timer's deadline at most,
-//! then makes ready the callbacks whose sockets became ready and the timers that came due.
+//! Stage 1's callback scheduler, plus the talk's `_read_waiting` and `_write_waiting`:
+//! callbacks waiting for a socket, filed under it, told to the [`Selector`] (mio's, or a
+//! test's fake). When nothing is ready the loop sleeps *in the selector* until the next
+//! deadline at most, then makes ready what the sockets and the timers say.
 //!
-//! What changed from stage 3: stage 3 reused stage 1's scheduler, whose `run` could only
-//! sleep, so a task waiting for a socket had to poll it. This loop is stage 1's with the
-//! sleep replaced by `select`, written out again because the loop is the lesson: `just diff
-//! 1 4` on `scheduler.rs` shows what I/O adds (`call_soon` and `call_later` are stage 1's
+//! What changed from stage 3: stage 1's loop with its sleep replaced by `select`, written
+//! out again because the loop is the lesson (`call_soon` and `call_later` are stage 1's
 //! line for line). It implements stage 1's [`Schedule`], so stage 3's `Task` runs on it.
-//!
-//! Three of the seed's bugs are fixed here, each with a test:
-//! - it wakes a sleeper only when `now > deadline`; on a clock where `now` can *equal* the
-//!   deadline (the virtual one, or a coarse real one) the loop spins forever with a zero
-//!   timeout. We wake at `now >= deadline` (`TimerHeap::pop_due`).
-//! - a second `read_wait` on the same socket replaces the first in the seed's dict, and the
-//!   first task is lost. Here it is an error (`AlreadyExists`) and the first wait stands.
-//! - the virtual clock must not block in `select` while timers are pending: it polls with a
-//!   zero timeout and, if nothing is ready, jumps to the next deadline.
-//!
-//! Over 300 lines because chapter 4's anchors, which cut the virtual clock's lines out of
-//! the listing of `wait_for_events`, count too.
+//! Three of the talk's bugs are fixed here, each with a test: a sleeper wakes at `now >=
+//! deadline`, not `>` (which spins on a clock that can equal it); a second `read_wait` on a
+//! socket is an error (`AlreadyExists`), not a lost first task; the virtual clock never
+//! blocks in `select` while timers are pending (it polls, then jumps to the deadline).
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
