@@ -10,6 +10,13 @@ use std::process::Command;
 /// script prints `SKIP ...` (a Python other than the one the scenario needs), say so and
 /// pass: the snapshot still pins our side.
 pub fn compare_with_cpython(name: &str, ours: &[&str]) {
+    let ours: Vec<String> = ours.iter().map(|l| l.to_string()).collect();
+    compare_with_cpython_by(name, &ours, str::to_owned);
+}
+
+/// [`compare_with_cpython`], with CPython's lines passed through `normalise` first (`ours`
+/// are given normalised already).
+pub fn compare_with_cpython_by(name: &str, ours: &[String], normalise: fn(&str) -> String) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
     let output = match Command::new("python3")
         .arg(format!("{name}.py"))
@@ -32,7 +39,7 @@ pub fn compare_with_cpython(name: &str, ours: &[&str]) {
         eprintln!("note: {name}: {}", stdout.trim());
         return;
     }
-    let theirs: Vec<&str> = stdout.lines().collect();
+    let theirs: Vec<String> = stdout.lines().map(normalise).collect();
     assert_eq!(
         ours, theirs,
         "{name}: stage 5 (left) and CPython's asyncio (right) disagree"
