@@ -250,4 +250,10 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch8.rs", item: "Drain::drain", binary: "ch8", test: "ex8_2_drain_keeps_the_write_buffer_near_the_high_water_mark",
         hint: "Unless paused, return at once. Paused: make a future with the loop, keep it in \
                `waiter`, and await it; `resume` takes it out and sets its result." },
+    Exercise { id: "8.3", title: "a transport's write buffer", chapter: &CH8, section: "Build it",
+        file: "src/build/ch8.rs", item: "WriteBuffer", binary: "build_ch8", test: "ex8_3_the_write_buffer_matches_stage_5",
+        hint: "Only an empty buffer may try the socket: bytes behind others wait their turn. The writer \
+               is added when the buffer stops being empty and removes itself when it is empty again. \
+               Compare the size with a mark after each change, and let `paused` make each call happen \
+               once; drop the buffer's borrow before calling the protocol." },
 ];

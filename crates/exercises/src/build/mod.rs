@@ -7,7 +7,8 @@
 //! code and on the stage's own, on the virtual clock, and compares the two runs line by
 //! line: what ran, in what order, at what time. Each retraces its chapter's seed, as its
 //! file says: Beazley's stages in seed 003 for chapters 1 to 4, CPython's loop in seeds
-//! 000/004, 001 and 002 for chapters 5 to 7.
+//! 000/004, 001 and 002 for chapters 5 to 7, and asyncio's own transports for
+//! chapter 8.
 //!
 //! They are exercises like the others, rows of the [`catalog`](crate::catalog) (which names
 //! each one's file, item and test), run by the runner in the book's order: a stub in
@@ -65,6 +66,12 @@ pub mod ch7;
 #[cfg(feature = "solutions")]
 #[path = "../solutions/build/ch7.rs"]
 pub mod ch7;
+
+#[cfg(not(feature = "solutions"))]
+pub mod ch8;
+#[cfg(feature = "solutions")]
+#[path = "../solutions/build/ch8.rs"]
+pub mod ch8;
 
 use std::cell::RefCell;
 use std::rc::Rc;
