@@ -204,3 +204,63 @@ fn drawing_is_deterministic() {
         );
     }
 }
+
+/// `--record`'s trace events for stage 5's `countdown`, recorded as the pictures are: the
+/// JSON parses, each wake's flow has its two ends, each track's ticks never go back, every
+/// track with a slice or a flow on it is named, and runs, counters and wakes are all there.
+#[test]
+fn stage5_countdown_records_as_trace_events() {
+    use std::collections::{HashMap, HashSet};
+    let json = std::thread::spawn(|| {
+        let records = scaffold::timeline::capture(|clock| {
+            run_stage5(clock, stages::stage5_countdown::program)
+        });
+        scaffold::trace_events::to_json("stage 5 · countdown (virtual clock)", &records)
+    })
+    .join()
+    .expect("the program runs to its end");
+    let trace: serde_json::Value = serde_json::from_str(&json).expect("the JSON parses");
+    let events = trace["traceEvents"].as_array().expect("a list of events");
+    let track = |e: &serde_json::Value| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
+    let phase = |e: &serde_json::Value| e["ph"].as_str().unwrap().to_owned();
+    let named: HashSet<_> = events
+        .iter()
+        .filter(|e| phase(e) == "M" && e["name"] == "thread_name")
+        .map(track)
+        .collect();
+    let mut last = HashMap::new();
+    let mut flows: HashMap<u64, (usize, usize)> = HashMap::new();
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for event in events {
+        let ph = phase(event);
+        *count.entry(ph.clone()).or_default() += 1;
+        if ph == "M" {
+            continue;
+        }
+        let ts = event["ts"].as_u64().expect("a tick");
+        let before = last.insert(track(event), ts).unwrap_or(0);
+        assert!(
+            ts >= before,
+            "{event} comes before tick {before} on its track"
+        );
+        if ["X", "s", "f"].contains(&ph.as_str()) {
+            assert!(named.contains(&track(event)), "{event}: an unnamed track");
+        }
+        let id = || event["id"].as_u64().expect("a flow's id");
+        match ph.as_str() {
+            "s" => flows.entry(id()).or_default().0 += 1,
+            "f" => {
+                assert_eq!(event["bp"], "e", "{event}");
+                flows.entry(id()).or_default().1 += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(flows.values().all(|&ends| ends == (1, 1)), "{flows:?}");
+    for ph in ["X", "C", "s"] {
+        assert!(
+            count.get(ph).is_some_and(|&n| n > 0),
+            "no {ph} event: {count:?}"
+        );
+    }
+}

@@ -8,6 +8,9 @@
 //! - `--trace`: the scheduler's own steps too, marked with `~`;
 //! - `--timeline FILE.svg`: a picture of the run, drawn from the same steps, written to
 //!   `FILE.svg` when the program ends ([`crate::timeline`]);
+//! - `--record FILE.json`: the same steps as Chrome trace events, for the Perfetto UI or
+//!   `chrome://tracing`, written to `FILE.json` when the program ends
+//!   ([`crate::trace_events`]);
 //! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
 //!
 //! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
@@ -20,7 +23,9 @@ use std::rc::Rc;
 
 use crate::clock::{Clock, RealClock, VirtualClock};
 use crate::console::{self, Console};
+use crate::record;
 use crate::timeline;
+use crate::trace_events;
 
 pub use lexopt;
 
@@ -35,6 +40,8 @@ pub struct Options {
     pub trace: bool,
     /// `--timeline FILE`: where to draw the run.
     pub timeline: Option<PathBuf>,
+    /// `--record FILE`: where to write the run as trace events.
+    pub record: Option<PathBuf>,
 }
 
 const COMMON_USAGE: &str = "\
@@ -43,6 +50,8 @@ Options:
       --virtual-time   run on the virtual clock: no real waiting (implies --timestamps)
       --trace          also print the scheduler's own steps (lines marked with ~)
       --timeline FILE  when the program ends, draw its run as an SVG picture in FILE
+      --record FILE    when the program ends, write its run as trace events (JSON) in FILE,
+                       for the Perfetto UI or chrome://tracing
   -h, --help           print this help";
 
 /// What parsing found: options to run with, or a request for help.
@@ -106,6 +115,7 @@ impl Options {
                 }
                 Long("trace") => options.trace = true,
                 Long("timeline") => options.timeline = Some(parser.value()?.into()),
+                Long("record") => options.record = Some(parser.value()?.into()),
                 Long("help") | Short('h') => return Ok(Parsed::Help),
                 Long(name) => {
                     let name = name.to_owned();
@@ -132,23 +142,34 @@ impl Options {
     /// Make the clock, point this thread's console at standard output as the flags ask,
     /// and return the clock for the scheduler to run on.
     ///
-    /// With `--timeline`, also start recording (and create the file now, so that a path
-    /// that cannot be written is an error before the run, not after it).
+    /// With `--timeline` or `--record`, also start recording (and create the files now, so
+    /// that a path that cannot be written is an error before the run, not after it).
     pub fn install(&self) -> Rc<dyn Clock> {
         let clock = self.clock();
         console::install(Console::stdout(clock.clone(), self.timestamps, self.trace));
         if let Some(path) = &self.timeline {
             timeline::start(path, clock.clone()).unwrap_or_else(|error| exit_with_error(error));
         }
+        if let Some(path) = &self.record {
+            trace_events::start(path, clock.clone()).unwrap_or_else(|error| exit_with_error(error));
+        }
         clock
     }
 
     /// The end of the output contract, called when the program has run: with
-    /// `--timeline FILE`, draw the recorded run into `FILE` (exit code 1 if it cannot be
-    /// written).
+    /// `--timeline FILE`, draw the recorded run into `FILE`; with `--record FILE`, write it
+    /// there as trace events (exit code 1 if a file cannot be written).
     pub fn finish(&self) {
+        if self.timeline.is_none() && self.record.is_none() {
+            return;
+        }
+        let records = record::stop();
+        let title = timeline::title(self.virtual_time);
         if let Some(path) = &self.timeline {
-            timeline::finish(path, self.virtual_time)
+            timeline::write(path, &title, &records).unwrap_or_else(|error| exit_with_error(error));
+        }
+        if let Some(path) = &self.record {
+            trace_events::write(path, &title, &records)
                 .unwrap_or_else(|error| exit_with_error(error));
         }
     }
@@ -217,6 +238,16 @@ mod tests {
         assert_eq!(options.timeline, Some(PathBuf::from("run.svg")));
         let error = parse(&["--timeline"]).unwrap_err().to_string();
         assert!(error.contains("--timeline"), "{error}");
+    }
+
+    #[test]
+    fn record_takes_a_file() {
+        let Parsed::Run(options) = parse(&["--record", "run.json"]).unwrap() else {
+            panic!("expected options");
+        };
+        assert_eq!(options.record, Some(PathBuf::from("run.json")));
+        let error = parse(&["--record"]).unwrap_err().to_string();
+        assert!(error.contains("--record"), "{error}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! The [book introduction](../../../docs/book/introduction.html) explains it; no chapter is
 //! about it, and it retraces no seed section. Every stage stands on this crate, stage 1
 //! included: the output contract every example follows (the seed's `print`, plus
-//! `--timestamps`, `--virtual-time`, `--trace` and `--timeline`), the scheduler's steps as
+//! `--timestamps`, `--virtual-time`, `--trace`, `--timeline` and `--record`), the scheduler's steps as
 //! trace events and their recording, the timeline drawing, the examples' options, and the
 //! echo servers' network helpers. None of it changes from stage to stage, so it lives here
 //! once, apart from the lessons: a stage's crate holds only what its chapter teaches.
@@ -17,6 +17,7 @@
 //! | [`emit`] | `event!`: one step, printed as a trace line and recorded | introduction, "Reading a trace" |
 //! | [`record`] | recording a run's events for its timeline | introduction, "Timelines" |
 //! | [`timeline`] | drawing a recorded run as SVG (`--timeline`) | introduction, "Timelines" |
+//! | [`trace_events`] | a recorded run as Chrome trace events, for Perfetto (`--record`) | introduction, "Watching a run" |
 //! | [`cli`] | the flags every example accepts ([`Options`]) | introduction, "Running the examples" |
 //! | [`net`] | the echo servers' listening socket, reply, flags and accept retry | chapter 1, "A polling echo server"; chapter 4, "Out of file descriptors" |
 //!
@@ -38,6 +39,7 @@ pub mod net;
 pub mod output;
 pub mod record;
 pub mod timeline;
+pub mod trace_events;
 
 pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};

@@ -155,12 +155,12 @@ impl EchoSetup {
 /// Why an echo server refuses the flags in `options`, if it does; `polling` for the
 /// servers of stages 1 to 3.
 pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
-    if options.timeline.is_some() {
-        // A picture is drawn when a program ends, and a server ends only when it is
-        // killed: refuse the flag rather than promise a file that never comes.
+    if options.timeline.is_some() || options.record.is_some() {
+        // A picture (or a recording) is written when a program ends, and a server ends
+        // only when it is killed: refuse the flag rather than promise a file that never comes.
         return Some(
-            "--timeline: an echo server serves until it is interrupted, so it would never \
-             draw its timeline (stage 4's scripted I/O test draws one)",
+            "--timeline, --record: an echo server serves until it is interrupted, so it would \
+             never write their file (stage 4's scripted I/O test draws a timeline)",
         );
     }
     if polling && options.virtual_time {

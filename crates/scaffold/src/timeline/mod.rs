@@ -61,13 +61,22 @@ pub fn start(path: &Path, clock: Rc<dyn Clock>) -> Result<(), WriteError> {
 /// Stop recording and draw the run into `path`, titled with the program's name and its
 /// clock.
 pub fn finish(path: &Path, virtual_clock: bool) -> Result<(), WriteError> {
+    write(path, &title(virtual_clock), &record::stop())
+}
+
+/// A run's title: the program's name and its clock, as in `countdown (virtual clock)`.
+pub fn title(virtual_clock: bool) -> String {
     let program = std::env::args()
         .next()
         .and_then(|arg| Some(Path::new(&arg).file_stem()?.to_str()?.to_owned()))
         .unwrap_or_else(|| "program".to_owned());
     let clock = if virtual_clock { "virtual" } else { "real" };
-    let svg = draw(&format!("{program} ({clock} clock)"), &record::stop());
-    std::fs::write(path, svg).map_err(|source| WriteError {
+    format!("{program} ({clock} clock)")
+}
+
+/// Draw `records` into `path`, titled `title`.
+pub fn write(path: &Path, title: &str, records: &Records) -> Result<(), WriteError> {
+    std::fs::write(path, draw(title, records)).map_err(|source| WriteError {
         path: path.to_owned(),
         source,
     })
