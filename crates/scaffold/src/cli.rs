@@ -24,6 +24,7 @@ use std::rc::Rc;
 use crate::clock::{Clock, RealClock, VirtualClock};
 use crate::console::{self, Console};
 use crate::record;
+use crate::run_file;
 use crate::timeline;
 use crate::trace_events;
 
@@ -148,10 +149,13 @@ impl Options {
         let clock = self.clock();
         console::install(Console::stdout(clock.clone(), self.timestamps, self.trace));
         if let Some(path) = &self.timeline {
-            timeline::start(path, clock.clone()).unwrap_or_else(|error| exit_with_error(error));
+            run_file::create("timeline", path).unwrap_or_else(|error| exit_with_error(error));
         }
         if let Some(path) = &self.record {
-            trace_events::start(path, clock.clone()).unwrap_or_else(|error| exit_with_error(error));
+            run_file::create("recording", path).unwrap_or_else(|error| exit_with_error(error));
+        }
+        if self.timeline.is_some() || self.record.is_some() {
+            record::start(clock.clone()); // one recording serves both files
         }
         clock
     }

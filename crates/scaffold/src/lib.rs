@@ -38,6 +38,7 @@ pub mod event;
 pub mod net;
 pub mod output;
 pub mod record;
+pub mod run_file;
 pub mod timeline;
 pub mod trace_events;
 

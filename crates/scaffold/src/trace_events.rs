@@ -15,57 +15,24 @@
 //! apart; each event keeps the clock's time, in seconds, in its `args` (`{"clock": 1.5}`),
 //! and the `clock` counter shows how the clock moved against the ticks.
 
-use std::fmt;
-use std::io;
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::clock::Clock;
 use crate::event::Event;
-use crate::record::{self, Record, Records};
+use crate::record::{Record, Records};
+use crate::run_file;
 use crate::timeline::{lanes, model::BarKind};
 
 /// The process id every event carries: a run is one process.
 const PID: u32 = 1;
 
-/// Why a recording could not be written.
-#[derive(Debug)]
-pub struct WriteError {
-    /// The file.
-    pub path: PathBuf,
-    /// What the operating system said.
-    pub source: io::Error,
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (path, source) = (self.path.display(), &self.source);
-        write!(f, "cannot write the recording {path}: {source}")
-    }
-}
-
-impl std::error::Error for WriteError {}
-
-/// Start recording this thread's run on `clock` for trace events in `path`. The file is
-/// created now, so that a path that cannot be written is an error before the run.
-pub fn start(path: &Path, clock: Rc<dyn Clock>) -> Result<(), WriteError> {
-    std::fs::File::create(path).map_err(|source| WriteError {
-        path: path.to_owned(),
-        source,
-    })?;
-    record::start(clock);
-    Ok(())
-}
+pub use crate::run_file::WriteError;
 
 /// Write `records` as trace events into `path`, titled `title`.
 pub fn write(path: &Path, title: &str, records: &Records) -> Result<(), WriteError> {
-    std::fs::write(path, to_json(title, records)).map_err(|source| WriteError {
-        path: path.to_owned(),
-        source,
-    })
+    run_file::write("recording", path, to_json(title, records))
 }
 
 /// The tick of the `index`th recorded step.
@@ -377,14 +344,12 @@ mod tests {
     #[test]
     fn a_path_that_cannot_be_written_is_one_line() {
         let path = Path::new("/nonexistent directory/run.json");
-        let error = start(path, crate::VirtualClock::new())
-            .unwrap_err()
-            .to_string();
+        let error = run_file::create("recording", path).unwrap_err().to_string();
         assert!(
             error.starts_with("cannot write the recording /nonexistent"),
             "{error}"
         );
         assert!(!error.contains('\n'), "{error}");
-        assert_eq!(record::stop(), Records::default());
+        assert_eq!(crate::record::stop(), Records::default());
     }
 }

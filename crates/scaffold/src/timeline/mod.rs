@@ -11,58 +11,18 @@ pub mod model;
 pub mod style;
 pub mod svg;
 
-use std::fmt;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use crate::clock::Clock;
 use crate::console::Transcript;
 use crate::record::{self, Records};
+use crate::run_file;
 
 pub use lanes::read;
 pub use model::Timeline;
 
-/// Why a timeline could not be written.
-#[derive(Debug)]
-pub struct WriteError {
-    /// The file.
-    pub path: PathBuf,
-    /// What the operating system said.
-    pub source: io::Error,
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot write the timeline {}: {}",
-            self.path.display(),
-            self.source
-        )
-    }
-}
-
-impl std::error::Error for WriteError {}
-
-/// Start recording this thread's run on `clock` for a picture in `path`. The file is
-/// created now, so that a path that cannot be written is an error before the run rather
-/// than after it.
-pub fn start(path: &Path, clock: Rc<dyn Clock>) -> Result<(), WriteError> {
-    let error = |source| WriteError {
-        path: path.to_owned(),
-        source,
-    };
-    std::fs::File::create(path).map_err(error)?;
-    record::start(clock);
-    Ok(())
-}
-
-/// Stop recording and draw the run into `path`, titled with the program's name and its
-/// clock.
-pub fn finish(path: &Path, virtual_clock: bool) -> Result<(), WriteError> {
-    write(path, &title(virtual_clock), &record::stop())
-}
+pub use crate::run_file::WriteError;
 
 /// A run's title: the program's name and its clock, as in `countdown (virtual clock)`.
 pub fn title(virtual_clock: bool) -> String {
@@ -76,10 +36,7 @@ pub fn title(virtual_clock: bool) -> String {
 
 /// Draw `records` into `path`, titled `title`.
 pub fn write(path: &Path, title: &str, records: &Records) -> Result<(), WriteError> {
-    std::fs::write(path, draw(title, records)).map_err(|source| WriteError {
-        path: path.to_owned(),
-        source,
-    })
+    run_file::write("timeline", path, draw(title, records))
 }
 
 /// The SVG picture of `records`, titled `title`.
