@@ -32,14 +32,19 @@ fn py(b: bool) -> &'static str {
     if b { "True" } else { "False" }
 }
 
-/// Run `scenario` on a loop on the virtual clock, snapshot its transcript, compare its
-/// notes with `conformance/<name>.py`.
-fn check(name: &str, scenario: impl FnOnce(&EventLoop)) {
-    let text = transcript(true, |clock| {
+/// `scenario`'s transcript, traced, on a loop on the virtual clock that it closes after.
+fn run(scenario: impl FnOnce(&EventLoop)) -> String {
+    transcript(true, |clock| {
         let lp = EventLoop::with_clock(clock);
         scenario(&lp);
         lp.close().unwrap();
-    });
+    })
+}
+
+/// Run `scenario` on a loop on the virtual clock, snapshot its transcript, compare its
+/// notes with `conformance/<name>.py`.
+fn check(name: &str, scenario: impl FnOnce(&EventLoop)) {
+    let text = run(scenario);
     let ours: Vec<&str> = text.lines().filter(|l| l.contains(" | ")).collect();
     compare_with_cpython(name, &ours);
     insta::assert_snapshot!(name, without_fd_numbers(&text));
@@ -51,11 +56,7 @@ fn check(name: &str, scenario: impl FnOnce(&EventLoop)) {
 /// compared, and snapshotted, without their times, iterations and buffer sizes (a 0 kept):
 /// the order of the protocol's calls is what must agree.
 fn check_paced(name: &str, scenario: impl FnOnce(&EventLoop)) {
-    let text = transcript(true, |clock| {
-        let lp = EventLoop::with_clock(clock);
-        scenario(&lp);
-        lp.close().unwrap();
-    });
+    let text = run(scenario);
     let ours: Vec<String> = text
         .lines()
         .filter(|l| l.contains(" | "))

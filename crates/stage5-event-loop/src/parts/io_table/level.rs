@@ -129,6 +129,7 @@ impl<L, S: Poller> IoTable<L, S> {
 mod tests {
     use std::io::Write;
     use std::os::fd::AsRawFd;
+    use std::os::unix::net::UnixStream;
     use std::time::Duration;
 
     use stage4::Interest;
@@ -138,16 +139,27 @@ mod tests {
     use crate::parts::io_table::{IoTable, Waiter};
     use crate::parts::selector::Selector;
 
-    #[test]
-    fn a_dispatched_callback_is_re_armed_until_would_block() {
+    /// A table with a reader on one end of a socket pair, and the pair.
+    fn a_reader() -> (Selector, IoTable<()>, UnixStream, UnixStream) {
         let mut selector = Selector::new().unwrap();
         let mut table: IoTable<()> = IoTable::default();
-        let (a, mut peer) = pair();
-        let fd = a.as_raw_fd();
+        let (a, peer) = pair();
         let reader = Handle::new_repeating(1, |_: &()| {});
         table
-            .add(&mut selector, fd, Interest::Read, Waiter::Callback(reader))
+            .add(
+                &mut selector,
+                a.as_raw_fd(),
+                Interest::Read,
+                Waiter::Callback(reader),
+            )
             .unwrap();
+        (selector, table, a, peer)
+    }
+
+    #[test]
+    fn a_dispatched_callback_is_re_armed_until_would_block() {
+        let (mut selector, mut table, a, mut peer) = a_reader();
+        let fd = a.as_raw_fd();
         peer.write_all(b"xy").unwrap();
         let (mut ready, mut wake) = (Vec::new(), Vec::new());
         for round in 0..3 {
@@ -172,14 +184,8 @@ mod tests {
     #[test]
     fn a_short_read_skips_the_re_arm_unless_the_end_of_the_stream_came_with_it() {
         for shut in [false, true] {
-            let mut selector = Selector::new().unwrap();
-            let mut table: IoTable<()> = IoTable::default();
-            let (a, mut peer) = pair();
+            let (mut selector, mut table, a, mut peer) = a_reader();
             let fd = a.as_raw_fd();
-            let reader = Handle::new_repeating(1, |_: &()| {});
-            table
-                .add(&mut selector, fd, Interest::Read, Waiter::Callback(reader))
-                .unwrap();
             peer.write_all(b"xy").unwrap();
             if shut {
                 peer.shutdown(std::net::Shutdown::Write).unwrap();
