@@ -35,7 +35,7 @@ pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out
 }
 
-/// The stage crates: `crates/stageN-*`, with N, in stage order.
+/// The stage crates: `crates/stageN-*` whose package is `stageN`, with N, in stage order.
 pub fn stages() -> Vec<(u32, PathBuf)> {
     let mut stages: Vec<_> = fs::read_dir(root().join("crates"))
         .expect("the crates folder")
@@ -48,7 +48,11 @@ pub fn stages() -> Vec<(u32, PathBuf)> {
                 .next()?
                 .parse()
                 .ok()?;
-            Some((n, entry.path()))
+            // `stage5-python` is built on stage 5, not a stage: its package is no `stageN`.
+            let manifest = fs::read_to_string(entry.path().join("Cargo.toml")).ok()?;
+            manifest
+                .contains(&format!("name = \"stage{n}\""))
+                .then(|| (n, entry.path()))
         })
         .collect();
     stages.sort();

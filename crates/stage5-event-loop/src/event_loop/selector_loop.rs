@@ -30,7 +30,7 @@ use stage4::Interest;
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
 use crate::parts::io_table::{Done, Waiter};
-use crate::parts::selector::SelectorStats;
+use crate::parts::selector::{SelectorStats, WaitAround};
 use crate::parts::self_pipe::RemoteQueue;
 
 mod wait_checks;
@@ -177,6 +177,12 @@ impl EventLoop {
     /// loop's I/O has cost so far.
     pub fn selector_stats(&self) -> SelectorStats {
         self.inner.selector.borrow().stats()
+    }
+
+    /// Run every later `select` of this loop through `around`: the seam a host language
+    /// uses to release its interpreter lock while the loop sleeps (see [`WaitAround`]).
+    pub fn set_wait_around(&self, around: Option<WaitAround>) {
+        self.inner.selector.borrow_mut().set_wait_around(around);
     }
 
     /// The queue other threads fill.

@@ -142,11 +142,24 @@ impl BitOr for Interests {
     }
 }
 
+// ANCHOR: wait_around
+/// The wait itself, as [`Selector::select`] hands it to a [`WaitAround`]: `Send`, because
+/// it touches only the `mio::Poll` and its event buffer, never the loop.
+pub type Wait<'a> = &'a mut (dyn FnMut() -> io::Result<()> + Send);
+
+/// What runs the wait, if not the selector itself: a host language's way to let its other
+/// threads run while this one sleeps in `epoll_wait`. Python's loop releases the GIL
+/// around `selector.select()` (the C function `select` does it); a Rust loop has no GIL,
+/// and the Python module built on this loop supplies one that releases it.
+pub type WaitAround = Box<dyn Fn(Wait<'_>) -> io::Result<()>>;
+// ANCHOR_END: wait_around
+
 /// A `mio::Poll`, its event buffer and its counters.
 pub struct Selector {
     poll: Poll,
     events: Events,
     stats: SelectorStats,
+    around: Option<WaitAround>, // `None`: wait here (every Rust program)
 }
 
 impl Selector {
@@ -156,6 +169,7 @@ impl Selector {
             poll: Poll::new()?,
             events: Events::with_capacity(EVENTS_CAPACITY),
             stats: SelectorStats::default(),
+            around: None,
         })
     }
 
@@ -165,7 +179,13 @@ impl Selector {
     /// call. An interrupted wait (a signal, EINTR) is zero events, as in asyncio.
     pub fn select(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
         self.stats.selects += 1;
-        match self.poll.poll(&mut self.events, timeout) {
+        let (poll, events) = (&mut self.poll, &mut self.events);
+        let mut wait = || poll.poll(events, timeout);
+        let waited = match &self.around {
+            Some(around) => around(&mut wait),
+            None => wait(),
+        };
+        match waited {
             // Woken: by events, or by the timeout (zero events).
             Ok(()) => Ok(self.events.iter().count()),
             // A signal interrupted the wait: no events this time; the loop goes round.
@@ -178,6 +198,11 @@ impl Selector {
         }
     }
     // ANCHOR_END: select
+
+    /// Run every later wait through `around` (`None`: directly).
+    pub fn set_wait_around(&mut self, around: Option<WaitAround>) {
+        self.around = around;
+    }
 
     /// The counters so far.
     pub fn stats(&self) -> SelectorStats {

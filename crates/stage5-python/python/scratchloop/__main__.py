@@ -1,0 +1,27 @@
+"""`python -m scratchloop script.py [args...]`: run a script with our loop as asyncio's.
+
+Book chapter 9, "A policy and a runner". The policy is installed first, so the script's
+`asyncio.run(...)` (or `asyncio.new_event_loop()`) gets a `ScratchLoop`; the script runs as
+`__main__`, with `sys.argv` as if Python had run it directly.
+"""
+
+import os
+import runpy
+import sys
+
+from . import install
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: python -m scratchloop script.py [args...]", file=sys.stderr)
+        return 2
+    install()
+    sys.argv = sys.argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

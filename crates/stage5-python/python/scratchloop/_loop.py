@@ -1,0 +1,208 @@
+"""ScratchLoop: asyncio's selector loop with stage 5's Rust core underneath.
+
+Book chapter 9, "Which parts are ours". asyncio's `SelectorEventLoop` (on Unix,
+`unix_events._UnixSelectorEventLoop`) is a tower: `BaseEventLoop` (scheduling, `run_forever`,
+tasks, servers), `BaseSelectorEventLoop` (readers, writers, the self-pipe, `sock_*`,
+transports), and the Unix layer (signals, pipes, Unix sockets, subprocesses). This class keeps
+the tower and replaces its floor: the methods that touch the ready queue, the timer heap,
+the selector, the self-pipe and the signal table go to stage 5's `EventLoop` (`_core.Core`);
+everything built on them (futures, tasks, transports, streams, servers, `sock_*`) is
+asyncio's own code, running on our core unchanged.
+"""
+
+import selectors
+import signal
+import threading
+import time
+from asyncio import coroutines, events, format_helpers, unix_events
+
+from . import _core
+
+
+def _fileno(fileobj):
+    """A file descriptor from an int or an object with `fileno()` (as `selectors` takes)."""
+    if isinstance(fileobj, int):
+        fd = fileobj
+    else:
+        try:
+            fd = int(fileobj.fileno())
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError(f"Invalid file object: {fileobj!r}") from None
+    if fd < 0:
+        raise ValueError(f"Invalid file descriptor: {fd}")
+    return fd
+
+
+class _CoreSelector:
+    """What asyncio's layers still ask of `loop._selector`: `get_key`, for a transport's
+    repr ("polling" or "idle"), answered from stage 5's I/O table; and `close`."""
+
+    def __init__(self, core):
+        self._core = core
+
+    def get_key(self, fileobj):
+        fd = _fileno(fileobj)
+        mask = 0
+        if self._core.has_reader(fd):
+            mask |= selectors.EVENT_READ
+        if self._core.has_writer(fd):
+            mask |= selectors.EVENT_WRITE
+        if not mask:
+            raise KeyError(f"{fileobj!r} is not registered")
+        return selectors.SelectorKey(fileobj, fd, mask, None)
+
+    def close(self):
+        """Stage 5's loop closes its selector itself."""
+
+
+def _sighandler_noop(signum, frame):
+    """Python's own handler while ours is installed: Python's C-level handler still runs
+    (signal-hook chains to it), and must not raise `KeyboardInterrupt` for a SIGINT."""
+
+
+# Signals whose process-wide handler signal-hook installed (it never uninstalls one), and
+# those whose handler Python's replaced since, when their loop handler was removed:
+# signal-hook's registry believes its handler is still there and would not install it again.
+_HOOKED = set()
+_DISPLACED = set()
+
+
+class ScratchLoop(unix_events.SelectorEventLoop):
+    """An `asyncio.AbstractEventLoop` whose scheduling core is stage 5's Rust loop."""
+
+    def __init__(self):
+        self._core = _core.Core(self, time.monotonic())
+        self._remote = self._core.remote()
+        super().__init__(selector=_CoreSelector(self._core))
+
+    # ---- the clock and the scheduling core: stage 5's -------------------------------
+
+    def time(self):
+        return self._core.time()
+
+    # ANCHOR: call_soon
+    def call_soon(self, callback, *args, context=None):
+        if self._debug:
+            self._check_thread()
+            self._check_callback(callback, "call_soon")
+        return self._core.call_soon(callback, *args, context=context)
+    # ANCHOR_END: call_soon
+
+    def _call_soon(self, callback, args, context):
+        return self._core.call_soon(callback, *args, context=context)
+
+    def call_later(self, delay, callback, *args, context=None):
+        if delay is None:
+            raise TypeError("delay must not be None")
+        return self.call_at(self.time() + delay, callback, *args, context=context)
+
+    def call_at(self, when, callback, *args, context=None):
+        if when is None:
+            raise TypeError("when cannot be None")
+        self._check_closed()
+        if self._debug:
+            self._check_thread()
+            self._check_callback(callback, "call_at")
+        return self._core.call_at(when, callback, *args, context=context)
+
+    # ANCHOR: run_once
+    def _run_once(self):
+        # asyncio's `run_forever` calls `_run_once` until `_stopping`; stage 5's
+        # `run_forever` is that loop already, and `stop()` stops both.
+        self._core.run_forever()
+
+    def stop(self):
+        self._stopping = True
+        self._core.stop()
+    # ANCHOR_END: run_once
+
+    def close(self):
+        super().close()  # asyncio's checks, its executor, its signal handlers
+        if self.is_closed():
+            self._core.close()
+
+    def _scratch_callback_failed(self, callback, args, exc):
+        """A callback raised `exc`: what asyncio's `Handle._run` tells the handler."""
+        source = format_helpers._format_callback_source(callback, args)
+        self.call_exception_handler({
+            "message": f"Exception in callback {source}",
+            "exception": exc,
+        })
+
+    # ---- the self-pipe and other threads: stage 5's ---------------------------------
+
+    def _make_self_pipe(self):
+        # Stage 5's loop made its own self-pipe; asyncio counts it as an internal fd.
+        self._ssock = self._csock = None
+        self._internal_fds += 1
+
+    def _close_self_pipe(self):
+        self._internal_fds -= 1
+
+    def _write_to_self(self):
+        self._remote.write_to_self()
+
+    def call_soon_threadsafe(self, callback, *args, context=None):
+        self._check_closed()
+        if self._debug:
+            self._check_callback(callback, "call_soon_threadsafe")
+        handle = events.Handle(callback, args, self, context)
+        if handle._source_traceback:
+            del handle._source_traceback[-1]
+        self._remote.call_soon_threadsafe(handle)
+        return handle
+
+    # ---- readers and writers: stage 5's I/O table -----------------------------------
+
+    def _add_reader(self, fd, callback, *args):
+        self._check_closed()
+        return self._core.add_reader(_fileno(fd), callback, *args)
+
+    def _remove_reader(self, fd):
+        if self.is_closed():
+            return False
+        return self._core.remove_reader(_fileno(fd))
+
+    def _add_writer(self, fd, callback, *args):
+        self._check_closed()
+        return self._core.add_writer(_fileno(fd), callback, *args)
+
+    def _remove_writer(self, fd):
+        if self.is_closed():
+            return False
+        return self._core.remove_writer(_fileno(fd))
+
+    # ---- signals: stage 5's signal table --------------------------------------------
+
+    def add_signal_handler(self, sig, callback, *args):
+        if coroutines.iscoroutine(callback) or coroutines.iscoroutinefunction(callback):
+            raise TypeError("coroutines cannot be used with add_signal_handler()")
+        self._check_signal(sig)
+        self._check_closed()
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("signal handlers can only be added in the main thread")
+        if sig in _DISPLACED:
+            raise RuntimeError(
+                f"sig {sig} was handled and removed before: stage 5's signal table "
+                "cannot take it again in this process")
+        if sig not in _HOOKED:
+            try:
+                signal.signal(sig, _sighandler_noop)
+            except OSError as exc:
+                raise RuntimeError(f"sig {sig} cannot be caught") from exc
+        handle = self._core.add_signal_handler(sig, callback, *args)
+        _HOOKED.add(sig)
+        self._signal_handlers[sig] = handle
+
+    def remove_signal_handler(self, sig):
+        self._check_signal(sig)
+        if self._signal_handlers.pop(sig, None) is None:
+            return False
+        if not self.is_closed():
+            self._core.remove_signal_handler(sig)
+        # Python's own handler again, as asyncio restores it. This replaces signal-hook's
+        # process-wide handler, which cannot be installed twice (see `_DISPLACED`).
+        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+        signal.signal(sig, default)
+        _DISPLACED.add(sig)
+        return True

@@ -1,0 +1,151 @@
+//! A Python callback inside a stage 5 handle (book chapter 9, "How a Python callback
+//! becomes a Rust handle"; asyncio's `events.py`: `Handle.__init__` and `Handle._run`).
+//!
+//! asyncio's `Handle` keeps the callback, its arguments and a `contextvars.Context` (the
+//! one given with `context=`, else a copy of the current one), and `_run` calls
+//! `context.run(callback, *args)`. An `Exception` goes to the loop's exception handler
+//! with the message `Exception in callback ...`; anything else (`KeyboardInterrupt`,
+//! `SystemExit`) leaves `run_forever` at once.
+//!
+//! Here the three are a [`PyCallback`], which a stage 5 closure owns, so stage 5's handle,
+//! queue and heap carry it as they carry any Rust closure. Stage 5 knows nothing of
+//! Python: running it takes the GIL (already held: the loop runs inside a Python call,
+//! and only the wait releases it), calls the context's `run`, and sorts the outcome. A
+//! `BaseException` cannot unwind through stage 5's batch as it unwinds through
+//! `_run_once`: it is kept here, the loop is asked to stop, and `run_forever` raises it
+//! once the batch is over. The rest of that batch runs first (a named deviation).
+
+use std::cell::RefCell;
+
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyTuple, PyWeakrefMethods, PyWeakrefReference};
+use stage5::EventLoop;
+
+thread_local! {
+    /// The `BaseException` a callback raised on this thread's loop, for `run_forever` to
+    /// raise when the loop has stopped. The first one wins, as the first would in Python.
+    static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// `contextvars.copy_context`, looked up once.
+static COPY_CONTEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+// ANCHOR: py_callback
+/// What asyncio's `Handle` holds: the callback, its arguments, its context, and (weakly)
+/// the Python loop whose exception handler hears of its failures.
+pub struct PyCallback {
+    callback: Py<PyAny>,
+    args: Py<PyTuple>,
+    context: Py<PyAny>,
+    owner: Py<PyWeakrefReference>,
+}
+
+impl PyCallback {
+    /// `callback(*args)` in `context` (`None`: a copy of the current context, as
+    /// asyncio's `Handle` takes). A callback that cannot be called is a `TypeError` now,
+    /// not a failure later.
+    pub fn new(
+        callback: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        context: Option<&Bound<'_, PyAny>>,
+        owner: &Py<PyWeakrefReference>,
+    ) -> PyResult<PyCallback> {
+        let py = callback.py();
+        if !callback.is_callable() {
+            let shown = callback.repr()?;
+            return Err(PyTypeError::new_err(format!(
+                "a callable object was expected, got {shown}"
+            )));
+        }
+        let context = match context {
+            Some(context) if !context.is_none() => context.clone().unbind(),
+            _ => copy_context(py)?,
+        };
+        Ok(PyCallback {
+            callback: callback.clone().unbind(),
+            args: args.clone().unbind(),
+            context,
+            owner: owner.clone_ref(py),
+        })
+    }
+
+    /// Run it once on `lp` (asyncio's `Handle._run`).
+    pub fn run(&self, lp: &EventLoop) {
+        Python::attach(|py| {
+            let call = self.call_args(py);
+            let ran = call.and_then(|call| {
+                self.context
+                    .bind(py)
+                    .call_method1(intern!(py, "run"), call)
+            });
+            if let Err(error) = ran {
+                self.failed(py, lp, error);
+            }
+        });
+    }
+    // ANCHOR_END: py_callback
+
+    /// `(callback, *args)`, the arguments of `Context.run`.
+    fn call_args<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let callback = self.callback.bind(py).clone();
+        let args = self.args.bind(py);
+        let all: Vec<Bound<'py, PyAny>> = std::iter::once(callback).chain(args.iter()).collect();
+        PyTuple::new(py, all)
+    }
+
+    // ANCHOR: failed
+    /// The callback raised: an `Exception` goes to the loop's exception handler (through
+    /// the Python loop's `_scratch_callback_failed`, which builds asyncio's context dict);
+    /// a `BaseException` stops the loop and waits for `run_forever` to raise it.
+    fn failed(&self, py: Python<'_>, lp: &EventLoop, error: PyErr) {
+        if !error.is_instance_of::<PyException>(py) {
+            keep_for_run_forever(lp, error);
+            return;
+        }
+        let Some(owner) = self.owner.bind(py).upgrade() else {
+            return; // the Python loop is gone: nobody left to tell
+        };
+        let args = (self.callback.bind(py), self.args.bind(py), error.value(py));
+        if let Err(broken) = owner.call_method1(intern!(py, "_scratch_callback_failed"), args) {
+            broken.write_unraisable(py, Some(&owner)); // the handler itself failed
+        }
+    }
+    // ANCHOR_END: failed
+
+    /// The callback, for a handle's `repr` (asyncio shows it there too).
+    pub fn callback(&self) -> &Py<PyAny> {
+        &self.callback
+    }
+}
+
+/// A fresh `contextvars.copy_context()`.
+fn copy_context(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    let copy = COPY_CONTEXT.get_or_try_init(py, || {
+        PyResult::Ok(py.import("contextvars")?.getattr("copy_context")?.unbind())
+    })?;
+    Ok(copy.bind(py).call0()?.unbind())
+}
+
+/// Keep `error`, a `BaseException`, for `run_forever`, and ask `lp` to stop.
+pub fn keep_for_run_forever(lp: &EventLoop, error: PyErr) {
+    keep(error);
+    lp.stop();
+}
+
+/// Keep `error` for `run_forever` (the first one kept wins).
+pub fn keep(error: PyErr) {
+    PENDING.with(|pending| {
+        let mut pending = pending.borrow_mut();
+        if pending.is_none() {
+            *pending = Some(error);
+        }
+    });
+}
+
+/// The `BaseException` kept since the last call, if any.
+pub fn take_kept() -> Option<PyErr> {
+    PENDING.with(|pending| pending.borrow_mut().take())
+}

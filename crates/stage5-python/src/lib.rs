@@ -1,0 +1,35 @@
+//! # scratchloop: stage 5's event loop under asyncio
+//!
+//! Book chapter 9, [Your loop runs asyncio](../../../docs/book/ch09-asyncio-on-our-loop.html).
+//! Retells what asyncio's `base_events.py` and `selector_events.py` ask of a loop, on
+//! stage 5's Rust core: `call_soon` and `call_at` make stage 5's handles, `run_forever`
+//! is stage 5's, readers, writers, the self-pipe and signals are stage 5's. asyncio's
+//! `Future`, `Task`, transports and streams (its Python layers) run on top unchanged,
+//! through a small Python class (`python/scratchloop/_loop.py`) that subclasses asyncio's
+//! selector loop and sends the scheduling and the I/O table to this module.
+//!
+//! What changed from stage 5: nothing of the loop. Stage 5 gained one seam, the
+//! selector's `WaitAround`, through which [`wait`] releases the GIL while the loop sleeps.
+//! What is new here is the glue: a Python callback as a stage 5 closure ([`callback`]),
+//! Python handles over stage 5's ([`handle`]), the loop's face ([`core`]), its face for
+//! other threads ([`remote`]), and a clock that reads `time.monotonic()` ([`clock`]).
+
+use pyo3::prelude::*;
+
+pub mod callback;
+pub mod clock;
+pub mod core;
+pub mod errors;
+pub mod handle;
+pub mod remote;
+pub mod wait;
+
+/// The extension module, `scratchloop._core`.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<core::Core>()?;
+    m.add_class::<handle::Handle>()?;
+    m.add_class::<handle::TimerHandle>()?;
+    m.add_class::<remote::Remote>()?;
+    Ok(())
+}
