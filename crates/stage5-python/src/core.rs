@@ -63,6 +63,9 @@ impl Core {
         context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Handle>> {
         let call = PyCallback::new(callback, args, context, &self.owner)?;
+        // asyncio appends a `call_soon_threadsafe` to `_ready` at once: those made before
+        // this call go first (stage 5 would move them in step 3, after this one).
+        self.lp.take_remote_calls();
         let handle = self
             .lp
             .call_soon(move |lp| call.run(lp))

@@ -26,11 +26,7 @@ impl EventLoop {
     /// queue when they called), then the selector's events: readers' and writers' handles
     /// to the ready queue, waiting tasks woken (chapter 7).
     pub(super) fn process_events(&self, events: usize) {
-        if self.inner.remote.pending() {
-            for item in self.inner.remote.take() {
-                self.run_remote(item);
-            }
-        }
+        self.take_remote_calls();
         if events == 0 {
             return;
         }
@@ -53,6 +49,18 @@ impl EventLoop {
         }
     }
     // ANCHOR_END: process_events
+
+    /// Move what other threads queued to the ready queue now, in their order. Step 3 does
+    /// it; a host that must keep asyncio's order (a `call_soon_threadsafe` made before a
+    /// `call_soon` runs before it, as asyncio appends it to `_ready` at once) calls it
+    /// before each `call_soon`: one atomic load when nothing is queued.
+    pub fn take_remote_calls(&self) {
+        if self.inner.remote.pending() {
+            for item in self.inner.remote.take() {
+                self.run_remote(item);
+            }
+        }
+    }
 
     /// What another thread left: a callback goes to the ready queue; a task's waker is
     /// woken again here, on the loop's thread, where it schedules the task's step.

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# CPython's asyncio tests on our loop (the book's chapter 9, "The conformance table").
+#
+#   bash scripts/asyncio-conformance.sh
+#
+# Builds the `scratchloop` Python module (crates/stage5-python) with maturin into a venv
+# under target/ (pip-installing maturin there if it is missing), then runs
+#   - conformance/run.py: the IsolatedAsyncioTestCase suites test_queues, test_locks,
+#     test_timeouts, test_taskgroups and test_waitfor with our policy installed, and
+#     test_events' EventLoopTestsMixin and test_sock_lowlevel's BaseSockTestsMixin composed
+#     with our loop, each test in its own process with a timeout; one line per suite,
+#     `SUITE: P passed, F failed, S skipped, H hung of N`, then every test that did not pass;
+#   - conformance/same_program.py: small asyncio programs on CPython's loop and on ours,
+#     outputs compared line by line.
+# Exits non-zero if a test fails that is not in conformance/expected-failures.txt, or a
+# program's output differs without a documented reason. Skips (exit 0) where the Python
+# is not 3.11 or has no test.test_asyncio package: the tests are that version's.
+#
+# SCRATCHLOOP_PROFILE=release builds an optimised module (the default, dev, reuses what
+# `cargo test` built and is quicker to build on a small CI machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+    echo "SKIP: CPython's asyncio tests here are 3.11's; $("$PYTHON" --version) is not 3.11"
+    exit 0
+fi
+if ! "$PYTHON" -c 'import test.test_asyncio' 2>/dev/null; then
+    echo "SKIP: this Python has no test.test_asyncio package (a distribution without its tests)"
+    exit 0
+fi
+target=$(realpath "${CARGO_TARGET_DIR:-target}")
+venv=$target/pyvenv/venv
+if [ ! -x "$venv/bin/python" ]; then
+    "$PYTHON" -m venv "$venv"
+fi
+if [ ! -x "$venv/bin/maturin" ]; then
+    "$venv/bin/pip" install -q 'maturin>=1.5,<2'
+fi
+(cd crates/stage5-python &&
+    VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin develop -q --profile "${SCRATCHLOOP_PROFILE:-dev}")
+status=0
+"$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
+"$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1
+exit $status
