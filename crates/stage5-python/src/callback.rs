@@ -76,11 +76,8 @@ impl PyCallback {
     pub fn run(&self, lp: &EventLoop) {
         Python::attach(|py| {
             let call = self.call_args(py);
-            let ran = call.and_then(|call| {
-                self.context
-                    .bind(py)
-                    .call_method1(intern!(py, "run"), call)
-            });
+            let ran =
+                call.and_then(|call| self.context.bind(py).call_method1(intern!(py, "run"), call));
             if let Err(error) = ran {
                 self.failed(py, lp, error);
             }

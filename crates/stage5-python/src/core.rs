@@ -66,10 +66,7 @@ impl Core {
         // asyncio appends a `call_soon_threadsafe` to `_ready` at once: those made before
         // this call go first (stage 5 would move them in step 3, after this one).
         self.lp.take_remote_calls();
-        let handle = self
-            .lp
-            .call_soon(move |lp| call.run(lp))
-            .map_err(to_py)?;
+        let handle = self.lp.call_soon(move |lp| call.run(lp)).map_err(to_py)?;
         Py::new(py, Handle::plain(handle, callback.clone().unbind()))
     }
     // ANCHOR_END: call_soon

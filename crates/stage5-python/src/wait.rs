@@ -25,7 +25,7 @@ use crate::callback::keep;
 pub fn release_gil() -> WaitAround {
     Box::new(|wait: Wait<'_>| {
         Python::attach(|py| {
-            let waited = py.detach(|| wait());
+            let waited = py.detach(wait);
             if let Err(raised) = py.check_signals() {
                 keep(raised); // `run_forever` raises it: the loop stops at this error
                 return Err(io::Error::other("a Python signal handler raised"));
