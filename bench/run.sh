@@ -10,7 +10,8 @@
 # Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
 # `bench-stageN` binary (W1-W4) or an echo server (W5, W6: the one in its `bench-stageN`
 # binary if it has one, as stage 5 does, else its `echo_server` example), and CPython's
-# asyncio and uvloop (bench/python; uvloop is pip-installed into target/bench/venv). A
+# asyncio, uvloop and scratchloop (bench/python; uvloop is pip-installed into
+# target/bench/venv, scratchloop, stage 5 under asyncio, built there with maturin). A
 # system that does not build or install is skipped with a note, so a new stage appears by
 # itself once its pieces exist.
 #
@@ -124,6 +125,20 @@ if "$PY" -c 'import uvloop' 2>/dev/null ||
 else
     say "uvloop could not be installed: skipped"
 fi
+# scratchloop: asyncio's Python layers on stage 5's Rust core (crates/stage5-python), the
+# same Python code as the asyncio rows; built with maturin, pip-installed in the same venv.
+if timeout 600 bash -c '
+    set -e
+    "$1/bin/maturin" --version >/dev/null 2>&1 || "$1/bin/pip" install -q --disable-pip-version-check "maturin>=1.5,<2"
+    rm -rf "$2/wheels"
+    "$1/bin/maturin" build -q --release -m crates/stage5-python/Cargo.toml -i "$1/bin/python" -o "$2/wheels"
+    "$1/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$2"/wheels/scratchloop-*.whl
+    ' _ "$OUT/venv" "$OUT" >&2 && "$PY" -c 'import scratchloop' 2>/dev/null; then
+    inproc+=(scratchloop)
+    echo_systems+=(scratchloop scratchloop-streams)
+else
+    say "scratchloop could not be built: skipped"
+fi
 say "in-process: ${inproc[*]}"
 say "echo:       ${echo_systems[*]}"
 
@@ -143,7 +158,7 @@ field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
 run_inproc() { # ROUND SYSTEM WORKLOAD
     local cmd out
     case "$2" in
-        asyncio | uvloop) cmd=("$PY" bench/python/workloads.py --loop "$2" "$3") ;;
+        asyncio | uvloop | scratchloop) cmd=("$PY" bench/python/workloads.py --loop "$2" "$3") ;;
         *) cmd=("$BIN/bench-$2" "$3") ;;
     esac
     local status=0
@@ -183,10 +198,10 @@ trap stop_server EXIT
 start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     local cmd line log=$OUT/server.log
     case "$1" in
-        asyncio | uvloop)
+        asyncio | uvloop | scratchloop)
             cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
             ;;
-        asyncio-streams | uvloop-streams)
+        asyncio-streams | uvloop-streams | scratchloop-streams)
             cmd=("$PY" bench/python/echo_server.py --loop "${1%-streams}" --api streams
                 --addr 127.0.0.1:0 --max-secs 600)
             ;;
@@ -297,7 +312,7 @@ for round in $(seq "$ROUNDS"); do
     for workload in W1 W2 W3 W4; do
         for system in "${inproc[@]}"; do
             case "$system" in
-                asyncio | uvloop) run_inproc "$round" "$system" "$workload" ;;
+                asyncio | uvloop | scratchloop) run_inproc "$round" "$system" "$workload" ;;
                 *) if "$BIN/bench-$system" --list | grep -q "^$workload "; then
                     run_inproc "$round" "$system" "$workload"
                 fi ;;

@@ -37,8 +37,12 @@ fi
 if [ ! -x "$venv/bin/maturin" ]; then
     "$venv/bin/pip" install -q 'maturin>=1.5,<2'
 fi
-(cd crates/stage5-python &&
-    VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin develop -q --profile "${SCRATCHLOOP_PROFILE:-dev}")
+# A wheel, installed (not `maturin develop`'s editable install, which would leave the
+# built module among the sources).
+rm -rf "$target/pyvenv/wheels"
+"$venv/bin/maturin" build -q -m crates/stage5-python/Cargo.toml \
+    --profile "${SCRATCHLOOP_PROFILE:-dev}" -i "$venv/bin/python" -o "$target/pyvenv/wheels"
+"$venv/bin/pip" install -q --force-reinstall --no-deps "$target"/pyvenv/wheels/scratchloop-*.whl
 status=0
 "$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1

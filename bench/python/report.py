@@ -38,7 +38,8 @@ def order(system):
         return (0, 1)
     if m:
         return (1, int(m.group(1)), ["", "-protocol", "-streams"].index(m.group(2) or ""))
-    refs = ["tokio", "asyncio", "asyncio-streams", "uvloop", "uvloop-streams"]
+    refs = ["tokio", "asyncio", "asyncio-streams", "uvloop", "uvloop-streams",
+            "scratchloop", "scratchloop-streams"]
     return (2, refs.index(system) if system in refs else 9)
 
 
