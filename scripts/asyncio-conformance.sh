@@ -5,6 +5,8 @@
 #
 # Builds the `scratchloop` Python module (crates/stage5-python) with maturin into a venv
 # under target/ (pip-installing maturin there if it is missing), then runs
+#   - conformance/own_tests.py: the module's own tests (bad input, other threads, the GIL
+#     released while the loop waits, stage 5's handles and heap underneath);
 #   - conformance/run.py: the IsolatedAsyncioTestCase suites test_queues, test_locks,
 #     test_timeouts, test_taskgroups and test_waitfor with our policy installed, and
 #     test_events' EventLoopTestsMixin and test_sock_lowlevel's BaseSockTestsMixin composed
@@ -44,6 +46,7 @@ rm -rf "$target/pyvenv/wheels"
     --profile "${SCRATCHLOOP_PROFILE:-dev}" -i "$venv/bin/python" -o "$target/pyvenv/wheels"
 "$venv/bin/pip" install -q --force-reinstall --no-deps "$target"/pyvenv/wheels/scratchloop-*.whl
 status=0
+"$venv/bin/python" crates/stage5-python/conformance/own_tests.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1
 exit $status

@@ -28,6 +28,7 @@ pub mod wait;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<core::Core>()?;
+    m.add_class::<handle::Owner>()?;
     m.add_class::<handle::Handle>()?;
     m.add_class::<handle::TimerHandle>()?;
     m.add_class::<remote::Remote>()?;

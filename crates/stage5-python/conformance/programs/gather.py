@@ -17,8 +17,8 @@ async def main():
         await asyncio.gather(work(1, fail=True), work(2))
     except ValueError as e:
         print("raised", e)
-    await asyncio.sleep(0.03)
-    slow = asyncio.gather(work(5), work(6))
+    await asyncio.sleep(0.1)  # work(2) of the gather that raised ends meanwhile
+    slow = asyncio.gather(work(50), work(60))
     await asyncio.sleep(0.01)
     slow.cancel()
     try:

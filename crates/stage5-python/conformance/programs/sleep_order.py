@@ -1,4 +1,5 @@
-"""Sleeps, call_soon and call_later: who runs when, in which order."""
+"""Sleeps, call_soon and call_later: who runs when, in which order (deadlines 0.1 s apart,
+so that a loaded machine's stall does not merge two of them into one iteration)."""
 import asyncio
 
 
@@ -12,11 +13,11 @@ async def main():
     loop = asyncio.get_running_loop()
     log = []
     loop.call_soon(log.append, "soon 1")
+    loop.call_later(0.3, log.append, "later 0.3")
     loop.call_later(0.1, log.append, "later 0.1")
-    loop.call_later(0.05, log.append, "later 0.05")
     loop.call_soon(log.append, "soon 2")
     tasks = [asyncio.create_task(sleeper(n, s, log)) for n, s in
-             (("a", 0.15), ("b", 0.0), ("c", 0.075), ("d", 0.0))]
+             (("a", 0.4), ("b", 0.0), ("c", 0.2), ("d", 0.0))]
     await asyncio.sleep(0)
     log.append("main after sleep(0)")
     await asyncio.gather(*tasks)

@@ -14,6 +14,7 @@ import selectors
 import signal
 import threading
 import time
+from _thread import get_ident
 from asyncio import coroutines, events, format_helpers, unix_events
 
 from . import _core
@@ -37,15 +38,16 @@ class _CoreSelector:
     """What asyncio's layers still ask of `loop._selector`: `get_key`, for a transport's
     repr ("polling" or "idle"), answered from stage 5's I/O table; and `close`."""
 
-    def __init__(self, core):
-        self._core = core
+    def __init__(self, here):
+        self._here = here  # the loop's `_here`: its core, on the loop's thread
 
     def get_key(self, fileobj):
         fd = _fileno(fileobj)
+        core = self._here()
         mask = 0
-        if self._core.has_reader(fd):
+        if core.has_reader(fd):
             mask |= selectors.EVENT_READ
-        if self._core.has_writer(fd):
+        if core.has_writer(fd):
             mask |= selectors.EVENT_WRITE
         if not mask:
             raise KeyError(f"{fileobj!r} is not registered")
@@ -72,24 +74,33 @@ class ScratchLoop(unix_events.SelectorEventLoop):
 
     def __init__(self):
         self._core = _core.Core(self, time.monotonic())
+        self._core_thread = get_ident()
         self._remote = self._core.remote()
-        super().__init__(selector=_CoreSelector(self._core))
+        super().__init__(selector=_CoreSelector(self._here))
+
+    def _here(self):
+        """The core, on the thread that made it. Stage 5's loop is an `Rc`, bound to its
+        thread, and pyo3 would answer another thread with a Rust panic: this says why,
+        as asyncio's debug mode says it (`_check_thread`), in every mode."""
+        if get_ident() != self._core_thread:
+            raise RuntimeError(
+                "Non-thread-safe operation invoked on a ScratchLoop from another thread "
+                "than the one that made it; use call_soon_threadsafe()")
+        return self._core
 
     # ---- the clock and the scheduling core: stage 5's -------------------------------
 
     def time(self):
-        return self._core.time()
+        return self._here().time()
 
-    # ANCHOR: call_soon
     def call_soon(self, callback, *args, context=None):
         if self._debug:
             self._check_thread()
             self._check_callback(callback, "call_soon")
-        return self._core.call_soon(callback, *args, context=context)
-    # ANCHOR_END: call_soon
+        return self._here().call_soon(callback, *args, context=context)
 
     def _call_soon(self, callback, args, context):
-        return self._core.call_soon(callback, *args, context=context)
+        return self._here().call_soon(callback, *args, context=context)
 
     def call_later(self, delay, callback, *args, context=None):
         if delay is None:
@@ -103,23 +114,22 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self._debug:
             self._check_thread()
             self._check_callback(callback, "call_at")
-        return self._core.call_at(when, callback, *args, context=context)
+        return self._here().call_at(when, callback, *args, context=context)
 
-    # ANCHOR: run_once
     def _run_once(self):
         # asyncio's `run_forever` calls `_run_once` until `_stopping`; stage 5's
         # `run_forever` is that loop already, and `stop()` stops both.
-        self._core.run_forever()
+        self._here().run_forever()
 
     def stop(self):
         self._stopping = True
-        self._core.stop()
-    # ANCHOR_END: run_once
+        self._here().stop()
 
     def close(self):
+        core = self._here()
         super().close()  # asyncio's checks, its executor, its signal handlers
         if self.is_closed():
-            self._core.close()
+            core.close()
 
     def _scratch_callback_failed(self, callback, args, exc):
         """A callback raised `exc`: what asyncio's `Handle._run` tells the handler."""
@@ -156,21 +166,21 @@ class ScratchLoop(unix_events.SelectorEventLoop):
 
     def _add_reader(self, fd, callback, *args):
         self._check_closed()
-        return self._core.add_reader(_fileno(fd), callback, *args)
+        return self._here().add_reader(_fileno(fd), callback, *args)
 
     def _remove_reader(self, fd):
         if self.is_closed():
             return False
-        return self._core.remove_reader(_fileno(fd))
+        return self._here().remove_reader(_fileno(fd))
 
     def _add_writer(self, fd, callback, *args):
         self._check_closed()
-        return self._core.add_writer(_fileno(fd), callback, *args)
+        return self._here().add_writer(_fileno(fd), callback, *args)
 
     def _remove_writer(self, fd):
         if self.is_closed():
             return False
-        return self._core.remove_writer(_fileno(fd))
+        return self._here().remove_writer(_fileno(fd))
 
     # ---- signals: stage 5's signal table --------------------------------------------
 
@@ -190,7 +200,7 @@ class ScratchLoop(unix_events.SelectorEventLoop):
                 signal.signal(sig, _sighandler_noop)
             except OSError as exc:
                 raise RuntimeError(f"sig {sig} cannot be caught") from exc
-        handle = self._core.add_signal_handler(sig, callback, *args)
+        handle = self._here().add_signal_handler(sig, callback, *args)
         _HOOKED.add(sig)
         self._signal_handlers[sig] = handle
 
@@ -199,7 +209,7 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self._signal_handlers.pop(sig, None) is None:
             return False
         if not self.is_closed():
-            self._core.remove_signal_handler(sig)
+            self._here().remove_signal_handler(sig)
         # Python's own handler again, as asyncio restores it. This replaces signal-hook's
         # process-wide handler, which cannot be installed twice (see `_DISPLACED`).
         default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
