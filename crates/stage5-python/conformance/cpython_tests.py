@@ -5,7 +5,7 @@ package of Python 3.11 (asyncio's own test suite, never copied here), composed w
 loop as CPython composes them with its loops (`test_events.py` builds `EPollEventLoopTests`
 from `UnixEventLoopTestsMixin` and `test_utils.TestCase`):
 
-    python cpython_tests.py list events|sock     the test ids, one a line (or a MODULE's)
+    python cpython_tests.py list events|sock|subprocess     the test ids, one a line (or a MODULE's)
     python cpython_tests.py one TEST_ID          run one test of those
     python cpython_tests.py suite MODULE         run an IsolatedAsyncioTestCase module
                                                  (test_queues...) with our policy installed
@@ -55,7 +55,17 @@ class ScratchSockTests(test_sock_lowlevel.BaseSockTestsMixin, test_utils.TestCas
         return CountedLoop()
 
 
-COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests}
+class ScratchSubprocessTests(test_events.UnixEventLoopTestsMixin,
+                             test_events.SubprocessTestsMixin, test_utils.TestCase):
+    """`SubprocessTestsMixin` on ours, composed as `EPollEventLoopTests` composes it (the
+    event loop tests it brings along are `ScratchEventLoopTests`' and are not run twice)."""
+
+    def create_event_loop(self):
+        return CountedLoop()
+
+
+COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests,
+            "subprocess": ScratchSubprocessTests}
 
 
 class Policy(scratchloop.ScratchLoopPolicy):
@@ -130,7 +140,10 @@ def main(argv):
     loader = unittest.TestLoader()
     if argv[:1] == ["list"] and argv[1] in COMPOSED:
         cls = COMPOSED[argv[1]]
-        for name in loader.getTestCaseNames(cls):
+        names = loader.getTestCaseNames(cls)
+        if cls is ScratchSubprocessTests:
+            names = loader.getTestCaseNames(test_events.SubprocessTestsMixin)
+        for name in names:
             print(f"{cls.__name__}.{name}")
     elif argv[:1] == ["list"]:
         for test in flatten(module_tests(argv[1])):

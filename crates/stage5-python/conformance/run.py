@@ -5,8 +5,8 @@ the venv's Python, where `scratchloop` is installed:
 
 - the IsolatedAsyncioTestCase suites (`test_queues`, `test_locks`, `test_timeouts`,
   `test_taskgroups`, `test_waitfor`) one process per suite, with our policy installed;
-- `EventLoopTestsMixin` and `BaseSockTestsMixin`, composed with our loop, one process per
-  test, several at once.
+- `EventLoopTestsMixin`, `BaseSockTestsMixin` and `SubprocessTestsMixin`, composed with
+  our loop, one process per test, several at once.
 
 Every process has a timeout (a hang is a result, `hung`, not a stuck run), runs in a
 session of its own and is killed by its process group's id when its time is up; the whole
@@ -27,7 +27,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "cpython_tests.py")
 MODULE_SUITES = ["test_queues", "test_locks", "test_timeouts", "test_taskgroups", "test_waitfor"]
-COMPOSED = {"events": "EventLoopTestsMixin", "sock": "BaseSockTestsMixin"}
+COMPOSED = {"events": "EventLoopTestsMixin", "sock": "BaseSockTestsMixin",
+            "subprocess": "SubprocessTestsMixin"}
 SKIPPED = 3  # the worker's exit code when this Python cannot run the tests
 
 
