@@ -149,6 +149,17 @@ class StageFiveUnderneath(unittest.TestCase):
         self.assertTrue(seen[0][0].startswith("Exception in callback"))
         self.assertEqual(seen[0][1], "ZeroDivisionError")
 
+    def test_debug_mode_logs_a_slow_callback_on_asyncio_s_logger(self):
+        loop = scratchloop.ScratchLoop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = 0.0  # every callback is slow: a count, not a time
+        loop.call_soon(loop.stop)
+        with self.assertLogs("asyncio", "WARNING") as logs:
+            loop.run_forever()
+        loop.close()
+        self.assertEqual(len(logs.output), 1)
+        self.assertIn("Executing <Handle", logs.output[0])
+
     def test_a_policy_and_a_runner(self):
         async def which():
             return type(asyncio.get_running_loop()).__name__

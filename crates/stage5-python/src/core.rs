@@ -24,6 +24,7 @@ use crate::callback::{PyCallback, take_kept};
 use crate::clock::MonotonicClock;
 use crate::errors::to_py;
 use crate::handle::{Handle, TimerHandle};
+use crate::log::log_to_asyncio;
 use crate::remote::Remote;
 use crate::wait::release_gil;
 
@@ -43,6 +44,7 @@ impl Core {
         let clock = std::rc::Rc::new(MonotonicClock::new(monotonic));
         let lp = EventLoop::try_with_clock(clock).map_err(to_py)?;
         lp.set_wait_around(Some(release_gil()));
+        lp.set_logger(log_to_asyncio);
         let owner = PyWeakrefReference::new(owner)?.unbind();
         Ok(Core { lp, owner })
     }
@@ -110,6 +112,16 @@ impl Core {
     /// Close stage 5's loop: drop what is pending, stop watching descriptors and signals.
     fn close(&self) -> PyResult<()> {
         self.lp.close().map_err(to_py)
+    }
+
+    /// Debug mode: stage 5 times every callback and logs the slow ones.
+    fn set_debug(&self, debug: bool) {
+        self.lp.set_debug(debug);
+    }
+
+    /// In debug mode, log callbacks that run this long or longer (seconds).
+    fn set_slow_callback_duration(&self, seconds: f64) {
+        self.lp.set_slow_callback_duration(seconds);
     }
 
     /// True once closed.

@@ -131,6 +131,19 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self.is_closed():
             core.close()
 
+    def set_debug(self, enabled):
+        super().set_debug(enabled)
+        self._here().set_debug(enabled)  # stage 5 times the callbacks in its debug mode
+
+    @property
+    def slow_callback_duration(self):
+        return self._slow_callback_duration
+
+    @slow_callback_duration.setter
+    def slow_callback_duration(self, seconds):
+        self._here().set_slow_callback_duration(seconds)
+        self._slow_callback_duration = seconds
+
     def _scratch_callback_failed(self, callback, args, exc):
         """A callback raised `exc`: what asyncio's `Handle._run` tells the handler."""
         source = format_helpers._format_callback_source(callback, args)
