@@ -75,9 +75,15 @@ impl PyCallback {
     /// Run it once on `lp` (asyncio's `Handle._run`).
     pub fn run(&self, lp: &EventLoop) {
         Python::attach(|py| {
-            let call = self.call_args(py);
-            let ran =
-                call.and_then(|call| self.context.bind(py).call_method1(intern!(py, "run"), call));
+            let context = self.context.bind(py);
+            let run = intern!(py, "run");
+            let ran = if self.args.bind(py).is_empty() {
+                // A task's step, a future's callback: no arguments, no tuple to build.
+                context.call_method1(run, (self.callback.bind(py),))
+            } else {
+                self.call_args(py)
+                    .and_then(|call| context.call_method1(run, call))
+            };
             if let Err(error) = ran {
                 self.failed(py, lp, error);
             }

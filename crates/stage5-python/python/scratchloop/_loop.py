@@ -94,10 +94,14 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         return self._here().time()
 
     def call_soon(self, callback, *args, context=None):
+        # The hottest path of all (every task step, every future's callback): `_here`'s
+        # check, inline.
+        if get_ident() != self._core_thread:
+            self._here()
         if self._debug:
             self._check_thread()
             self._check_callback(callback, "call_soon")
-        return self._here().call_soon(callback, *args, context=context)
+        return self._core.call_soon(callback, *args, context=context)
 
     def _call_soon(self, callback, args, context):
         return self._here().call_soon(callback, *args, context=context)
