@@ -14,6 +14,9 @@
 //! `BaseException` cannot unwind through stage 5's batch as it unwinds through
 //! `_run_once`: it is kept here, the loop is asked to stop, and `run_forever` raises it
 //! once the batch is over. The rest of that batch runs first (a named deviation).
+//!
+//! What changed from stage 5: stage 5's callbacks are Rust closures; this is the closure
+//! that carries a Python one.
 
 use std::cell::RefCell;
 

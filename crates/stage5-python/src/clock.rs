@@ -5,6 +5,8 @@
 //! `time.monotonic()`, and Python code may mix the two (a deadline computed from one,
 //! compared with the other), so this clock starts where `time.monotonic()` stands when the
 //! loop is made and runs on Rust's `Instant` from there: both read `CLOCK_MONOTONIC`.
+//!
+//! What changed from stage 5: its `RealClock` starts at 0; this one at `time.monotonic()`.
 
 use std::time::{Duration, Instant};
 

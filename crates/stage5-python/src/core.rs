@@ -13,6 +13,8 @@
 //!
 //! Stage 5's loop is an `Rc`, bound to its thread: the class is `unsendable`, and other
 //! threads go through [`Remote`].
+//!
+//! What changed from stage 5: nothing of the loop; this is its face to Python.
 
 use std::os::fd::RawFd;
 

@@ -5,6 +5,8 @@
 //! class asyncio raises with it, so Python code (and CPython's tests) see a
 //! `RuntimeError('Event loop is closed')`, a `ValueError`, an `OSError` with its errno,
 //! never a Rust panic.
+//!
+//! What changed from stage 5: its errors were Rust values; here each is a Python exception.
 
 use pyo3::PyErr;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};

@@ -13,6 +13,8 @@
 //! hide). Here the handle's first layer, [`Owner`], is `Send` and knows the loop's
 //! thread: each method checks it before it touches the `Rc`, and answers another thread
 //! with a `RuntimeError` that says to use `call_soon_threadsafe`.
+//!
+//! What changed from stage 5: its handles, unchanged, wrapped for Python.
 
 use std::thread::{self, ThreadId};
 

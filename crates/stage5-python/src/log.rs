@@ -6,6 +6,8 @@
 //! on standard error. Here the lines go where asyncio's go, to the `asyncio` logger, so a
 //! program's logging configuration (or `assertLogs('asyncio')` in a test) sees them: debug
 //! mode's `Executing <Handle c7> took 0.120 seconds`, and the report of a Rust panic.
+//!
+//! What changed from stage 5: its log lines went to standard error; here, to Python's.
 
 use pyo3::prelude::*;
 use stage5::{EventLoop, Level};

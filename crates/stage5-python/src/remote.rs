@@ -8,6 +8,8 @@
 //! asyncio `Handle` through it; the loop's thread takes it out in step 3 and runs it in
 //! step 5, unless it was cancelled meanwhile. asyncio's `Handle._run` reports an
 //! exception itself; a `BaseException` stops the loop, as a callback's does.
+//!
+//! What changed from stage 5: its `LoopHandle`, unchanged, as a Python object.
 
 use pyo3::intern;
 use pyo3::prelude::*;

@@ -12,6 +12,8 @@
 //! Once the GIL is back, Python's signal handlers run (`check_signals`), as they do when
 //! `epoll.poll` returns: a `KeyboardInterrupt` from Ctrl-C then ends the wait with an
 //! error, which ends stage 5's `run_forever`, and the module raises the exception.
+//!
+//! What changed from stage 5: its selector waited by itself; now a host may wrap the wait.
 
 use std::io;
 

@@ -18,6 +18,9 @@
 //! alone reads an errno: the table never learns that "forgotten" was `ENOENT` or `EBADF`,
 //! and a test drives the table with a fake selector.
 //!
+//! One seam is for a host language (chapter 9, "The GIL around select"): the wait may run
+//! inside a [`WaitAround`], which Python's module uses to release the GIL while it sleeps.
+//!
 //! What changed since stage 4: stage 4's [`stage4::MioSelector`] registered a socket for
 //! every wait and removed it when the wait fired, one-shot. This selector knows nothing
 //! about waits: the loop registers a file descriptor once, for the direction first asked,
