@@ -103,6 +103,19 @@ class StageFiveUnderneath(unittest.TestCase):
         self.assertEqual((core.ready_len(), core.scheduled_len()), (0, 3))
         loop.close()
 
+    def test_a_mostly_cancelled_heap_is_rebuilt(self):
+        # Stage 5's step 1, as asyncio's: over 100 timers, more than half cancelled.
+        loop = scratchloop.ScratchLoop()
+        core = loop._core
+        timers = [loop.call_later(1000 + i, print) for i in range(200)]
+        for timer in timers[50:]:
+            timer.cancel()
+        self.assertEqual((core.scheduled_len(), core.timer_cancelled_count()), (200, 150))
+        loop.call_soon(loop.stop)
+        loop.run_forever()
+        self.assertEqual((core.scheduled_len(), core.timer_cancelled_count()), (50, 0))
+        loop.close()
+
     def test_the_gil_is_released_while_the_loop_waits(self):
         # A thread that needs the GIL to answer: were the GIL kept during the wait, it
         # could not run, and the loop would wait until its timer (the test's result).
