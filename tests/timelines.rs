@@ -177,6 +177,57 @@ fn the_books_timelines_are_what_the_code_draws() {
     );
 }
 
+/// The steps a row's run records now, as the book's stepper reads them (`scaffold::steps`).
+fn steps(picture: &'static Picture) -> String {
+    std::thread::spawn(|| {
+        let records = scaffold::timeline::capture(picture.run);
+        let title = format!("stage {} · {}", picture.stage, picture.example);
+        scaffold::steps::to_json(&title, &records)
+    })
+    .join()
+    .expect("the program runs to its end")
+}
+
+/// `docs/src/steps/{stem}.json`: the same run as `docs/src/timelines/{stem}.svg`.
+fn committed_steps(picture: &Picture) -> PathBuf {
+    let stem = picture.file.trim_end_matches(".svg");
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/src/steps")
+        .join(format!("{stem}.json"))
+}
+
+#[test]
+fn the_books_steppers_replay_what_the_code_records() {
+    let update = std::env::var_os("UPDATE_TIMELINES").is_some() && std::env::var_os("CI").is_none();
+    let mut stale = Vec::new();
+    for picture in PICTURES {
+        let json = steps(picture);
+        let path = committed_steps(picture);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).expect("docs/src is writable");
+            std::fs::write(&path, &json).expect("the steps folder is writable");
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        if on_disk != json {
+            let name = path.file_name().unwrap();
+            let new = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+            std::fs::write(&new, &json).expect("the target folder is writable");
+            stale.push(format!(
+                "{} (recorded now: {})",
+                path.display(),
+                new.display()
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "steppers' runs that differ from what the code records now:\n  {}\n\
+         if the change is right: UPDATE_TIMELINES=1 cargo test --test timelines",
+        stale.join("\n  ")
+    );
+}
+
 #[test]
 fn every_committed_timeline_has_a_row() {
     // A picture nobody draws any more would never be checked again: delete it, or add its row.

@@ -16,6 +16,9 @@
 //! | [`event`](mod@event) | the scheduler's steps as data, in one id scheme | introduction, "Reading a trace" |
 //! | [`emit`] | `event!`: one step, printed as a trace line and recorded | introduction, "Reading a trace" |
 //! | [`record`] | recording a run's events for its timeline | introduction, "Timelines" |
+//! | [`state`] | what a scheduler holds (ready queue, heap, waits), as it reports it | introduction, "Watching a run" |
+//! | [`why`] | why each entry is ready: the cause chain a stepper walks | introduction, "Watching a run" |
+//! | [`steps`] | a recorded run, step by step with its state, for the book's steppers | introduction, "Watching a run" |
 //! | [`timeline`] | drawing a recorded run as SVG (`--timeline`) | introduction, "Timelines" |
 //! | [`trace_events`] | a recorded run as Chrome trace events, for Perfetto (`--record`) | introduction, "Watching a run" |
 //! | [`cli`] | the flags every example accepts ([`Options`]) | introduction, "Running the examples" |
@@ -39,8 +42,11 @@ pub mod net;
 pub mod output;
 pub mod record;
 pub mod run_file;
+pub mod state;
+pub mod steps;
 pub mod timeline;
 pub mod trace_events;
+pub mod why;
 
 pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};

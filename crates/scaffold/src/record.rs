@@ -6,6 +6,13 @@
 //! the recording's clock. [`crate::timeline`] draws the picture from them afterwards. The
 //! recording is bounded ([`LIMIT`] events): a long run on the real clock keeps its first
 //! events and says that it stopped there, instead of growing without end.
+//!
+//! While a scheduler is under watch ([`crate::state::watch`]), each record also keeps the
+//! scheduler's state as the step is reported, with the causes of what is ready
+//! ([`crate::why::Snapshot`]). A scheduler reports a step once it has made it (the callback
+//! is in the queue when `call_soon` is reported), so that is the state the step left. A
+//! state equal to the one before is shared, not copied; at most [`STATE_LIMIT`] distinct
+//! states are kept.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -14,9 +21,14 @@ use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::event::Event;
+use crate::state;
+use crate::why::{Causes, Snapshot};
 
 /// At most this many events are kept; later ones are counted, not stored.
 pub const LIMIT: usize = 100_000;
+
+/// At most this many distinct states are kept; later steps are kept without one.
+pub const STATE_LIMIT: usize = 20_000;
 
 /// One event and when it was reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +37,19 @@ pub struct Record {
     pub at: Duration,
     /// What happened.
     pub event: Event,
+    /// The scheduler's state after it happened, if a scheduler was under watch.
+    pub state: Option<Rc<Snapshot>>,
+}
+
+impl Record {
+    /// `event` at `at`, with no state.
+    pub fn new(at: Duration, event: Event) -> Record {
+        Record {
+            at,
+            event,
+            state: None,
+        }
+    }
 }
 
 /// Everything one recording kept.
@@ -34,11 +59,42 @@ pub struct Records {
     pub records: Vec<Record>,
     /// How many events came after [`LIMIT`] and were dropped.
     pub dropped: usize,
+    /// How many steps were kept without their state, after [`STATE_LIMIT`].
+    pub states_dropped: usize,
 }
 
 struct Recording {
     clock: Rc<dyn Clock>,
     records: Records,
+    causes: Causes,
+    /// The last state kept, to share when the next is equal.
+    last: Option<Rc<Snapshot>>,
+    /// How many distinct states are kept.
+    states: usize,
+}
+
+impl Recording {
+    /// Give the last record the state `now`.
+    fn settle(&mut self, now: Option<state::State>) {
+        let Some(now) = now else { return };
+        let snapshot = self.causes.snapshot(now);
+        let Some(last) = self.records.records.last_mut() else {
+            return;
+        };
+        last.state = match &self.last {
+            Some(same) if **same == snapshot => Some(same.clone()),
+            _ if self.states >= STATE_LIMIT => {
+                self.records.states_dropped += 1;
+                None
+            }
+            _ => {
+                self.states += 1;
+                let kept = Rc::new(snapshot);
+                self.last = Some(kept.clone());
+                Some(kept)
+            }
+        };
+    }
 }
 
 thread_local! {
@@ -77,6 +133,9 @@ pub fn start(clock: Rc<dyn Clock>) {
         *r.borrow_mut() = Some(Recording {
             clock,
             records: Records::default(),
+            causes: Causes::default(),
+            last: None,
+            states: 0,
         })
     });
     listen(RECORD, true);
@@ -90,7 +149,7 @@ pub fn stop() -> Records {
 
 /// True while a recording is on: the flag `start` sets and `stop` clears, one `Cell` read
 /// where the recording itself would need a `RefCell` borrow.
-fn recording() -> bool {
+pub(crate) fn recording() -> bool {
     LISTENING.with(|l| l.get() & RECORD != 0)
 }
 
@@ -100,15 +159,21 @@ pub fn record(event: Event) {
     if !recording() {
         return;
     }
+    // Asked before the recording is borrowed: the inspector borrows the scheduler, and a
+    // scheduler reports a step once it has made it, so this is the state the step left.
+    let now = state::inspect();
     RECORDING.with(|r| {
         if let Some(recording) = r.borrow_mut().as_mut() {
-            let records = &mut recording.records;
-            if records.records.len() < LIMIT {
-                let at = recording.clock.now();
-                records.records.push(Record { at, event });
-            } else {
-                records.dropped += 1;
+            let step = recording.records.records.len();
+            if step >= LIMIT {
+                recording.records.dropped += 1;
+                return;
             }
+            let running = now.as_ref().and_then(|s| s.running);
+            recording.causes.note(step, &event, running);
+            let at = recording.clock.now();
+            recording.records.records.push(Record::new(at, event));
+            recording.settle(now);
         }
     });
 }
@@ -138,14 +203,8 @@ mod tests {
         assert_eq!(
             records.records,
             [
-                Record {
-                    at: Duration::ZERO,
-                    event: Event::note("first")
-                },
-                Record {
-                    at: Duration::from_secs(2),
-                    event: Event::Say("Down 4".into())
-                },
+                Record::new(Duration::ZERO, Event::note("first")),
+                Record::new(Duration::from_secs(2), Event::Say("Down 4".into())),
             ]
         );
         assert_eq!(stop(), Records::default());

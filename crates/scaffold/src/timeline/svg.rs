@@ -203,8 +203,8 @@ fn arrow_xs(canvas: &Canvas, arrows: &[Arrow]) -> Vec<f64> {
     fan(arrows.iter().map(|arrow| canvas.x(arrow.at)), ARROW_GAP)
 }
 
-/// The timeline as a complete SVG document, titled `title`.
-pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+/// The empty canvas `timeline` is drawn on: its span of time fixes where each moment is.
+fn canvas(timeline: &Timeline) -> Canvas {
     let end = timeline.end.as_secs_f64().max(0.001);
     let mut canvas = Canvas {
         out: String::new(),
@@ -219,6 +219,19 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
         }
         canvas.span *= (X1 - X0) / (X1 - X0 - over);
     }
+    canvas
+}
+
+/// Where [`render`] draws the moment `at` of `timeline`, in the picture's pixels: a
+/// stepper's cursor stands there.
+pub fn x_of(timeline: &Timeline, at: Duration) -> f64 {
+    canvas(timeline).x(at)
+}
+
+/// The timeline as a complete SVG document, titled `title`.
+pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+    let end = timeline.end.as_secs_f64().max(0.001);
+    let mut canvas = canvas(timeline);
     let rows = timeline.lanes.len() + 1;
     let axis = TOP + rows as f64 * LANE + 4.0;
     let charts = axis + 26.0;
