@@ -139,17 +139,19 @@ pub fn start(clock: Rc<dyn Clock>) {
         })
     });
     listen(RECORD, true);
+    state::set_on(true);
 }
 
 /// Stop recording and return what was recorded (nothing, if no recording was on).
 pub fn stop() -> Records {
     listen(RECORD, false);
+    state::set_on(false);
     RECORDING.with(|r| r.borrow_mut().take().map(|r| r.records).unwrap_or_default())
 }
 
 /// True while a recording is on: the flag `start` sets and `stop` clears, one `Cell` read
 /// where the recording itself would need a `RefCell` borrow.
-pub(crate) fn recording() -> bool {
+fn recording() -> bool {
     LISTENING.with(|l| l.get() & RECORD != 0)
 }
 

@@ -14,7 +14,7 @@
 //! Nothing here runs unless a recording is on: [`watch`] is then a no-op, and an untraced
 //! run never builds a [`State`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
@@ -106,6 +106,9 @@ pub trait Inspect {
 }
 
 thread_local! {
+    /// True while this thread records (the recording sets it: this module sits beneath
+    /// the recording and never calls up into it).
+    static ON: Cell<bool> = const { Cell::new(false) };
     /// The schedulers under watch on this thread, newest last. Weak: watching does not
     /// keep a scheduler alive, and one that is gone is skipped and forgotten.
     static WATCHED: RefCell<Vec<Weak<dyn Inspect>>> = const { RefCell::new(Vec::new()) };
@@ -116,7 +119,7 @@ thread_local! {
 /// step. A scheduler calls this as it is made, so the steps its program takes before
 /// `run` have their state too.
 pub fn watch<T: Inspect + 'static>(scheduler: &Rc<T>) {
-    if !crate::record::recording() {
+    if !ON.get() {
         return;
     }
     let scheduler: Rc<dyn Inspect> = scheduler.clone();
@@ -126,6 +129,15 @@ pub fn watch<T: Inspect + 'static>(scheduler: &Rc<T>) {
         watched.retain(|s| s.strong_count() > 0);
         watched.push(weak);
     });
+}
+
+/// Watch the schedulers made from now on (`true`), or none (`false`): the recording
+/// calls this as it starts and stops.
+pub fn set_on(on: bool) {
+    ON.set(on);
+    if !on {
+        WATCHED.with(|w| w.borrow_mut().clear());
+    }
 }
 
 /// The state of the newest scheduler under watch that is still alive, if it can say.

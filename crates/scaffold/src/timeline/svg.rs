@@ -15,6 +15,8 @@ use std::time::Duration;
 use super::model::{Arrow, Bar, BarKind, Lane, Timeline};
 use super::style::{STYLE, clip, escape, fan, tick_step};
 
+mod legend;
+
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
 const X1: f64 = 735.0;
@@ -168,32 +170,6 @@ impl Canvas {
             .ok();
             writeln!(out, r#"<text class="muted" x="{x:.1}" y="{:.1}" text-anchor="middle">{t:.decimals$} s</text>"#, y + 16.0).ok();
             i += 1;
-        }
-    }
-
-    fn legend(&mut self, y: f64) {
-        let rect = |class| {
-            format!(r#"<rect class="{class}" x="0" y="-9" width="22" height="10" rx="2"/>"#)
-        };
-        let items = [
-            (
-                r#"<circle class="run" cx="11" cy="-4" r="3.5"/>"#.to_owned(),
-                "runs",
-            ),
-            (rect("sleep"), "sleeps"),
-            (rect("queue"), "waits on a queue"),
-            (rect("io"), "waits on a socket"),
-            (
-                r#"<line class="wake" x1="3" y1="-4" x2="19" y2="-4" marker-end="url(#arrow)"/>"#
-                    .to_owned(),
-                "wakes",
-            ),
-            (rect("idle-sleep"), "loop idle"),
-        ];
-        let mut x = 8.0;
-        for (shape, word) in items {
-            writeln!(self.out, r#"<g transform="translate({x:.1},{y:.1})">{shape}<text x="28" y="0">{word}</text></g>"#).ok();
-            x += 36.0 + word.len() as f64 * 6.0;
         }
     }
 }
