@@ -7,9 +7,11 @@ Serves BOOK_DIR (mdbook's output) on 127.0.0.1, opens every chapter in headless 
 and fails on:
   - an image (a timeline, a figure) that did not load or did not decode;
   - a link inside the book that leads to no page, or to no element of that page;
-  - a page that lost its code: an `{{#include` left unexpanded, or an empty code block.
+  - a page that lost its code: an `{{#include` left unexpanded, or an empty code block;
+  - a stepper (a recorded run beside a timeline) that does not show, as a reader drives it
+    with the keyboard and the mouse, exactly the recorded state of the step it is at.
 It saves a full-page screenshot of each chapter, and each picture on it in the light and
-the dark theme, under SCREENS_DIR, for a person to look at.
+the dark theme, and each stepper in both, under SCREENS_DIR, for a person to look at.
 
 Chromium is driven through the DevTools protocol over a pipe (--remote-debugging-pipe:
 commands on the child's fd 3, answers on its fd 4), so nothing but Python's standard
@@ -144,6 +146,28 @@ class Page:
         # mdBook remembers a theme the reader chose; forget it, so it follows the preference.
         self.js("localStorage.removeItem('mdbook-theme'); true")
 
+    def key(self, key, code, shift=False):
+        """Press and release one key, as a keyboard does (to the focused element)."""
+        params = {"key": key, "code": code, "windowsVirtualKeyCode": KEY_CODES[key],
+                  "modifiers": 8 if shift else 0}
+        self.b.call("Input.dispatchKeyEvent", self.s, type="keyDown", **params)
+        self.b.call("Input.dispatchKeyEvent", self.s, type="keyUp", **params)
+
+    def click(self, expression):
+        """Click, with the mouse, the middle of the element `expression` names."""
+        box = self.js(f"""(() => {{
+          const e = {expression};
+          if (!e) return null;
+          e.scrollIntoView({{block: 'center'}});  // not under mdbook's menu bar
+          const r = e.getBoundingClientRect();
+          return {{x: r.x + r.width / 2, y: r.y + r.height / 2}};
+        }})()""")
+        if box is None:
+            raise RuntimeError(f"nothing to click: {expression}")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.b.call("Input.dispatchMouseEvent", self.s, type=kind, x=box["x"], y=box["y"],
+                        button="left", clickCount=1)
+
     def screenshot(self, path, clip=None):
         params = {"format": "png", "captureBeyondViewport": True}
         if clip is None:
@@ -168,6 +192,199 @@ INSPECT = r"""(() => {
   prose.querySelectorAll('code').forEach(c => c.remove());  // text *about* includes is code
   return {images, links, ids, code, text: prose.textContent, title: document.title};
 })()"""
+
+
+KEY_CODES = {"ArrowRight": 39, "ArrowLeft": 37, "Home": 36, "End": 35}
+
+# What the i-th stepper of a page shows: each panel's lines, the status line, the highlighted
+# trace line, and where its cursor stands on the picture.
+SHOWN = r"""((i) => {
+  const root = document.querySelectorAll('.stepper')[i];
+  const lines = name => [...root.querySelectorAll(`.stepper-${name} li .stepper-text`)].map(e => e.textContent);
+  const figure = document.getElementById(root.dataset.figure);
+  const cursor = figure && figure.querySelector('.stepper-cursor');
+  const img = cursor && cursor.parentNode.querySelector('img');
+  const current = root.querySelector('.stepper-trace .stepper-current');
+  return {
+    running: lines('running'), ready: lines('ready'), timers: lines('timers'),
+    waits: lines('waits'), output: lines('output'),
+    status: root.querySelector('.stepper-status').textContent,
+    slider: Number(root.querySelector('.stepper-slider').value),
+    trace: current ? current.textContent : null,
+    focused: root.contains(document.activeElement),
+    cursor: cursor ? cursor.getBoundingClientRect().left + cursor.offsetWidth / 2 - img.getBoundingClientRect().left : null,
+    width: img ? img.getBoundingClientRect().width : null,
+  };
+})"""
+
+NO_STATE = "no state recorded at this step"
+
+
+def cause_text(why):
+    return f"{why['what']} by {why['by'] or 'the program'} at step {why['step']}"
+
+
+def entry_text(entry):
+    return entry["id"] + (": " + cause_text(entry["why"]) if entry["why"] else "")
+
+
+def state_at(run, k):
+    index = run["steps"][k]["state"] if 0 <= k < len(run["steps"]) else None
+    return None if index is None else run["states"][index]
+
+
+def expected(run, k):
+    """What a stepper must show at step k: the same strings stepper.js builds."""
+    steps, step = run["steps"], run["steps"][k]
+    status = f"step {k} of {len(steps) - 1}, {step['at']:.3f} s"
+    if step["iteration"] is not None:
+        status += f", iteration {step['iteration']}"
+    status += f": {step['kind']}" + (f" {step['who']}" if step["who"] else "")
+    said = next((s["say"] for s in reversed(steps[:k + 1]) if s["say"] is not None), None)
+    trace = next((s["trace"] for s in reversed(steps[:k + 1]) if s["trace"] is not None), None)
+    shown = {"status": status, "slider": k, "trace": trace,
+             "output": [said if said is not None else "nothing printed yet"]}
+    state = state_at(run, k)
+    if state is None:
+        return dict(shown, running=[NO_STATE], ready=[NO_STATE], timers=[NO_STATE], waits=[NO_STATE])
+    ready = [entry_text(e) for e in state["ready"]]
+    if state["ready_len"] > len(state["ready"]):
+        ready.append(f"+{state['ready_len'] - len(state['ready'])} more")
+    if state["ready_len"] == 0:
+        ready.append("empty")
+    timers = [f"due {t['due']:.3f} s, seq {t['seq']}: {t['id']}" for t in state["timers"]]
+    if state["timers_len"] > len(state["timers"]):
+        timers.append(f"+{state['timers_len'] - len(state['timers'])} more")
+    if state["timers_len"] == 0:
+        timers.append("empty")
+    waits = [f"{w['id']} waits on {w['on']}" for w in state["waits"]] or ["nobody"]
+    running = [entry_text(state["running"]) if state["running"] else "nothing"]
+    return dict(shown, running=running, ready=ready, timers=timers, waits=waits)
+
+
+def empties_after(run, k):
+    """The step "run to: the ready queue empties" must stop at, or None."""
+    for j in range(k + 1, len(run["steps"])):
+        now, before = state_at(run, j), state_at(run, j - 1)
+        if now is not None and now["ready_len"] == 0 and (before is None or before["ready_len"] > 0):
+            return j
+    return None
+
+
+def unit_after(run, k):
+    """The step the "iteration »" button (stage 5) or "run »" button (earlier) goes to."""
+    steps = run["steps"]
+    if any(s["iteration"] is not None for s in steps):
+        j = next((j for j in range(k + 1, len(steps)) if steps[j]["iteration"] != steps[j - 1]["iteration"]), None)
+    else:
+        j = next((j for j in range(k + 1, len(steps)) if steps[j]["kind"] in ("run", "step")), None)
+    return len(steps) - 1 if j is None else j
+
+
+def check_steppers(page, name, stem, screens, theme):
+    """Drive each stepper on the page as a reader does; return what went wrong."""
+    problems = []
+    runs = page.js("""[...document.querySelectorAll('script.stepper-run')].map(s =>
+        ({text: s.textContent, timeline: s.dataset.timeline}))""")
+    roots = page.js("document.querySelectorAll('.stepper .stepper-status').length")
+    if roots != len(runs):
+        return [f"{name}: {len(runs)} recorded runs but {roots} steppers shown"]
+    for i, embedded in enumerate(runs):
+        run = json.loads(embedded["text"])
+        where = f"{name}: the stepper of {embedded['timeline']}"
+        root = f"document.querySelectorAll('.stepper')[{i}]"
+        last = len(run["steps"]) - 1
+
+        def check(k, what, status=None):
+            shown = page.js(f"{SHOWN}({i})")
+            want = expected(run, k)
+            if status is not None:
+                want["status"] = status
+            for panel, value in want.items():
+                if shown[panel] != value:
+                    problems.append(f"{where}, {what}: {panel} shows {shown[panel]!r}, not {value!r}")
+            if shown["cursor"] is None:
+                problems.append(f"{where}: no cursor on the picture")
+            else:
+                x = run["steps"][k]["x"] * shown["width"] / 750
+                if abs(shown["cursor"] - x) > 1.5:
+                    problems.append(f"{where}, {what}: the cursor is at {shown['cursor']:.1f} px, not {x:.1f}")
+            return shown
+
+        def press(key, times=1):
+            for _ in range(times):
+                page.key(key, key)
+
+        page.js(f"{root}.scrollIntoView(); {root}.focus(); true")
+        small, large = min(5, last), min(last, max(6, len(run["steps"]) // 2))
+        press("ArrowRight", small)
+        if not check(small, f"after {small} right arrows")["focused"]:
+            problems.append(f"{where}: the stepper lost the keyboard focus")
+        press("ArrowRight", large - small)
+        check(large, f"after {large} right arrows")
+        press("ArrowLeft")
+        check(large - 1, "after a left arrow")
+        # The next iteration (or run), with the mouse; then the last key back.
+        page.click(f"{root}.querySelector('.stepper-next-unit')")
+        check(unit_after(run, large - 1), "after the next iteration (or run) button")
+        page.js(f"{root}.focus(); true")
+        press("ArrowLeft", unit_after(run, large - 1) - (large - 1))
+        # Screenshot: the picture with its cursor, and the stepper beneath it (from the top of
+        # the page, where mdbook's menu bar covers neither).
+        box = page.js(f"""(() => {{
+          scrollTo(0, 0);
+          const root = {root};
+          const top = document.getElementById(root.dataset.figure) || root;
+          const a = top.getBoundingClientRect(), b = root.getBoundingClientRect();
+          return {{x: b.x + scrollX - 4, y: a.y + scrollY - 4, width: b.width + 8, height: b.bottom - a.y + 8}};
+        }})()""")
+        page.screenshot(os.path.join(screens, f"{stem}-stepper{i + 1}-{theme}.png"), box)
+        if theme != "light":
+            continue  # the rest does not depend on the colours
+        # "run to: the ready queue empties", with the mouse: from here, and from the start.
+        for start in (large - 1, 0):
+            if start == 0:
+                page.js(f"{root}.focus(); true")
+                press("Home")
+            page.js(f"{root}.querySelector('.stepper-select').value = 'empty'; true")
+            page.click(f"{root}.querySelector('.stepper-go')")
+            target = empties_after(run, start)
+            what = f"after run to: the ready queue empties, from step {start}"
+            if target is None:
+                check(start, what, f"not found after step {start}: the ready queue empties")
+            else:
+                check(target, what)
+                if state_at(run, target)["ready_len"] != 0:
+                    problems.append(f"{where}: run to: the ready queue empties stopped at step {target}")
+        # "run to: a timer fires", from the start.
+        page.js(f"{root}.focus(); true")
+        press("Home")
+        page.js(f"{root}.querySelector('.stepper-select').value = 'timer'; true")
+        page.click(f"{root}.querySelector('.stepper-go')")
+        timer = next((j for j, s in enumerate(run["steps"]) if s["kind"] in ("timer_due", "wait_timer")), None)
+        if timer is None:
+            check(0, "after run to: a timer fires", "not found after step 0: a timer fires")
+        else:
+            check(timer, "after run to: a timer fires")
+        # A click on a trace line jumps to its step.
+        traced = [j for j, s in enumerate(run["steps"]) if s["trace"] is not None]
+        if traced:
+            j = traced[min(2, len(traced) - 1)]
+            page.click(f"{root}.querySelector('.stepper-line[data-step=\"{j}\"]')")
+            check(j, f"after a click on the trace line of step {j}")
+        # why?: at the first step with a cause to explain, a click jumps to the cause's step.
+        for j in range(len(run["steps"])):
+            state = state_at(run, j)
+            entries = [e for e in ([state["running"]] if state and state["running"] else [])
+                       + (state["ready"] if state else []) if e["why"]]
+            if entries:
+                page.js(f"{root}.focus(); true")
+                press("Home")
+                press("ArrowRight", j)
+                page.click(f"{root}.querySelector('.stepper-running .stepper-why, .stepper-ready .stepper-why')")
+                check(entries[0]["why"]["step"], f"after why? on {entries[0]['id']} at step {j}")
+                break
+    return problems
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -206,7 +423,7 @@ def main():
     names = chapters(book)
     server = serve(book)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    problems, pages, pictures = [], {}, 0
+    problems, pages, pictures, steppers = [], {}, 0, 0
     with tempfile.TemporaryDirectory() as profile:
         browser = Browser(chromium, profile)
         try:
@@ -226,6 +443,9 @@ def main():
                 for image in seen["images"]:
                     if not image["ok"]:
                         problems.append(f"{name}: the picture {image['src']} did not load")
+                problems += check_steppers(page, name, stem, screens, "light")
+                steppers += page.js("document.querySelectorAll('.stepper').length")
+                page.open(base + name)
                 page.screenshot(os.path.join(screens, f"{stem}.png"))
                 shown = [im for im in seen["images"] if im["ok"] and im["box"]["width"] > 0]
                 for i, image in enumerate(shown):
@@ -240,7 +460,14 @@ def main():
                         page.screenshot(os.path.join(screens, f"{stem}-picture{i + 1}-dark.png"), image["box"])
                     if "light" in theme.split():
                         problems.append(f"{name}: the dark preference did not give a dark theme ({theme})")
+                    problems += check_steppers(page, name, stem, screens, "dark")
                     page.dark(False)
+            # A reader may open the book from disk: the runs are in the pages, nothing fetched.
+            with_steppers = [n for n in names if "stepper-run" in open(os.path.join(book, n)).read()]
+            if with_steppers:
+                page.open("file://" + os.path.abspath(os.path.join(book, with_steppers[0])))
+                if not page.js("document.querySelectorAll('.stepper .stepper-status').length"):
+                    problems.append(f"{with_steppers[0]}: no stepper shows when the page is opened from disk")
         finally:
             browser.close()
             server.shutdown()
@@ -258,7 +485,8 @@ def main():
                     problems.append(f"{name}: a link to {target}#{parsed.fragment}, no such place")
     for problem in problems:
         print(f"book: {problem}")
-    print(f"book: {len(pages)} pages, {pictures} pictures checked in Chromium; screenshots in {screens}")
+    print(f"book: {len(pages)} pages, {pictures} pictures, {steppers} steppers checked in Chromium; "
+          f"screenshots in {screens}")
     return 1 if problems else 0
 
 

@@ -75,7 +75,9 @@
     bar.appendChild(button("\u00ab " + unit, "previous " + unit, function () { self.go(self.unit(-1)); }));
     bar.appendChild(button("\u2039 step", "previous step", function () { self.go(self.k - 1); }));
     bar.appendChild(button("step \u203a", "next step", function () { self.go(self.k + 1); }));
-    bar.appendChild(button(unit + " \u00bb", "next " + unit, function () { self.go(self.unit(1)); }));
+    var next = button(unit + " \u00bb", "next " + unit, function () { self.go(self.unit(1)); });
+    next.classList.add("stepper-next-unit");
+    bar.appendChild(next);
     this.slider = el("input", "stepper-slider");
     this.slider.type = "range";
     this.slider.min = 0;
