@@ -9,7 +9,8 @@ and fails on:
   - a link inside the book that leads to no page, or to no element of that page;
   - a page that lost its code: an `{{#include` left unexpanded, or an empty code block;
   - a stepper (a recorded run beside a timeline) that does not show, as a reader drives it
-    with the keyboard and the mouse, exactly the recorded state of the step it is at.
+    with the keyboard and the mouse, exactly the recorded state of the step it is at (the
+    book's runs, and one made up to reach what they may not: lists cut short, no state).
 It saves a full-page screenshot of each chapter, and each picture on it in the light and
 the dark theme, and each stepper in both, under SCREENS_DIR, for a person to look at.
 
@@ -412,6 +413,115 @@ def chapters(book):
     return names
 
 
+# A run made up to reach what the book's runs may not (yet): a state cut short ("+N more"),
+# steps with no state, a wait on a descriptor, a cause chain that ends where no state was
+# recorded, and one back to the program's start.
+WHY_START = {"what": "call_soon", "by": None, "step": 0}
+WHY_C1 = {"what": "call_soon", "by": "c1", "step": 3}
+MADE_UP = {
+    "title": "made up", "dropped": 0, "states_dropped": 0,
+    "lanes": [{"name": "c1", "label": "first"}, {"name": "c9", "label": "reader"}],
+    "steps": [
+        {"at": 0.0, "x": 170.0, "iteration": None, "kind": "call_soon", "who": "c1",
+         "trace": "call_soon c1", "say": None, "state": 0},
+        {"at": 0.0, "x": 170.0, "iteration": None, "kind": "say", "who": None,
+         "trace": None, "say": "hello", "state": None},
+        {"at": 0.0, "x": 170.0, "iteration": None, "kind": "run", "who": "c1",
+         "trace": "run c1", "say": None, "state": 1},
+        {"at": 0.0, "x": 170.0, "iteration": None, "kind": "call_soon", "who": "c2",
+         "trace": "call_soon c2", "say": None, "state": 2},
+        {"at": 1.5, "x": 300.5, "iteration": None, "kind": "io_ready", "who": "c9",
+         "trace": "fd 3 readable: c9", "say": None, "state": 3},
+        {"at": 2.0, "x": 420.0, "iteration": None, "kind": "run", "who": "c2",
+         "trace": "run c2", "say": None, "state": 4},
+    ],
+    "states": [
+        {"running": None, "ready": [{"id": "c1", "why": WHY_START}], "ready_len": 1,
+         "timers": [], "timers_len": 0, "waits": []},
+        {"running": {"id": "c1", "why": WHY_START}, "ready": [], "ready_len": 0,
+         "timers": [{"due": 1.25, "seq": 1, "id": "c5", "why": None}], "timers_len": 4,
+         "waits": [{"id": "c9", "on": "fd 3 read"}]},
+        {"running": {"id": "c1", "why": WHY_START}, "ready": [{"id": "c2", "why": WHY_C1}],
+         "ready_len": 3, "timers": [], "timers_len": 0, "waits": []},
+        {"running": None, "ready": [{"id": "c2", "why": WHY_C1}], "ready_len": 1,
+         "timers": [], "timers_len": 0, "waits": []},
+        {"running": {"id": "c2", "why": {"what": "wake", "by": "c7", "step": 1}}, "ready": [],
+         "ready_len": 0, "timers": [], "timers_len": 0, "waits": []},
+    ],
+}
+
+
+def chain_text(run, why):
+    """The why? list, as stepper.js writes it: a link per cause, then where it ends."""
+    lines, seen = [], set()
+    while why and why["step"] not in seen:
+        seen.add(why["step"])
+        lines.append(f"step {why['step']}: {why['what']} by {why['by'] or 'the program'}")
+        if not why["by"]:
+            return lines + ["(the start)"]
+        state = state_at(run, why["step"])
+        running = state and state["running"]
+        why = running["why"] if running and running["id"] == why["by"] else None
+    return lines + ["(no earlier cause recorded)"]
+
+
+def check_made_up(page, book, folder):
+    """Step through MADE_UP, opened from disk, and compare every step; return what went wrong."""
+    theme = os.path.abspath(os.path.join(book, "theme"))
+    js = [f for f in os.listdir(theme) if re.fullmatch(r"stepper(-[0-9a-f]+)?\.js", f)]
+    css = [f for f in os.listdir(theme) if re.fullmatch(r"stepper(-[0-9a-f]+)?\.css", f)]
+    if not js or not css:
+        return ["the book has no stepper.js or stepper.css in its theme folder"]
+    picture = os.path.abspath(os.path.join(book, "timelines", "stage1-countdown.svg"))
+    path = os.path.join(folder, "made-up.html")
+    with open(path, "w") as f:
+        f.write(f"""<!DOCTYPE html><html><head><meta charset="utf-8">
+<link rel="stylesheet" href="file://{theme}/{css[0]}"></head><body><main>
+<p><img src="file://{picture}" alt="a timeline"></p>
+<script type="application/json" class="stepper-run" data-timeline="stage1-countdown.svg">
+{json.dumps(MADE_UP)}
+</script>
+<div class="stepper"></div>
+<script src="file://{theme}/{js[0]}"></script></main></body></html>""")
+    page.open("file://" + path)
+    problems, run = [], MADE_UP
+    page.js("document.querySelector('.stepper').focus(); true")
+    for k in range(len(run["steps"])):
+        if k:
+            page.key("ArrowRight", "ArrowRight")
+        shown = page.js(f"{SHOWN}(0)")
+        for panel, value in expected(run, k).items():
+            if shown[panel] != value:
+                problems.append(f"made-up run, step {k}: {panel} shows {shown[panel]!r}, not {value!r}")
+    # run to: a descriptor becomes ready, then c2 runs, from the start.
+    page.js("document.querySelector('.stepper').focus(); true")
+    page.key("Home", "Home")
+    for target, k in (("io", 4), ("who:c2", 5)):
+        page.js(f"document.querySelector('.stepper-select').value = '{target}'; true")
+        page.click("document.querySelector('.stepper-go')")
+        status = page.js("document.querySelector('.stepper-status').textContent")
+        if status != expected(run, k)["status"]:
+            problems.append(f"made-up run, run to {target}: went to {status!r}, not step {k}")
+    # At the last step, why? on the running c2 ends where no state was recorded; at step 3,
+    # why? on the ready c2 goes back through c1 to the start.
+    for k, selector, why in ((5, ".stepper-running .stepper-why", run["states"][4]["running"]["why"]),
+                             (3, ".stepper-ready .stepper-why", WHY_C1)):
+        page.js("document.querySelector('.stepper').focus(); true")
+        page.key("Home", "Home")
+        for _ in range(k):
+            page.key("ArrowRight", "ArrowRight")
+        page.click(f"document.querySelector('{selector}')")
+        shown = page.js("""[...document.querySelectorAll('.stepper-why li')]
+            .filter(li => !li.matches('.stepper-hint:first-child')).map(li => li.textContent)""")
+        want = chain_text(run, why)
+        if shown != want:
+            problems.append(f"made-up run, why? at step {k}: the chain shows {shown!r}, not {want!r}")
+        status = page.js("document.querySelector('.stepper-status').textContent")
+        if status != expected(run, why["step"])["status"]:
+            problems.append(f"made-up run, why? at step {k}: went to {status!r}, not step {why['step']}")
+    return problems
+
+
 def main():
     # A `timeout` that stops us must not orphan the browser: exit through `finally`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
@@ -468,6 +578,8 @@ def main():
                 page.open("file://" + os.path.abspath(os.path.join(book, with_steppers[0])))
                 if not page.js("document.querySelectorAll('.stepper .stepper-status').length"):
                     problems.append(f"{with_steppers[0]}: no stepper shows when the page is opened from disk")
+            with tempfile.TemporaryDirectory() as folder:
+                problems += check_made_up(page, book, folder)
         finally:
             browser.close()
             server.shutdown()
