@@ -40,11 +40,12 @@
     return b;
   }
 
-  // A panel: a heading and a list the stepper refills at every step.
+  // A panel: a title and a list the stepper refills at every step. Not a heading, nor a
+  // section: seven per stepper would crowd the page's outline and landmarks.
   function panel(parent, name, title) {
-    var box = el("section", "stepper-panel stepper-" + name);
+    var box = el("div", "stepper-panel stepper-" + name);
     var id = "stepper-" + count + "-" + name;
-    var h = el("h4", "stepper-title", title);
+    var h = el("div", "stepper-title", title);
     h.id = id;
     var list = el("ul", "stepper-list");
     list.setAttribute("aria-labelledby", id);
