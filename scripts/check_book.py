@@ -493,8 +493,14 @@ def check_made_up(page, book, folder):
         for panel, value in expected(run, k).items():
             if shown[panel] != value:
                 problems.append(f"made-up run, step {k}: {panel} shows {shown[panel]!r}, not {value!r}")
-    # run to: a descriptor becomes ready, then c2 runs, from the start.
+    # Shift with the right arrow: to the next run (this run has no iterations).
     page.js("document.querySelector('.stepper').focus(); true")
+    page.key("Home", "Home")
+    page.key("ArrowRight", "ArrowRight", shift=True)
+    status = page.js("document.querySelector('.stepper-status').textContent")
+    if status != expected(run, 2)["status"]:
+        problems.append(f"made-up run, Shift+right arrow: went to {status!r}, not step 2")
+    # run to: a descriptor becomes ready, then c2 runs, from the start.
     page.key("Home", "Home")
     for target, k in (("io", 4), ("who:c2", 5)):
         page.js(f"document.querySelector('.stepper-select').value = '{target}'; true")

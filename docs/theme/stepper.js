@@ -127,6 +127,10 @@
     this.fillTrace();
     this.attachCursor(script);
 
+    root.appendChild(el("p", "stepper-hint stepper-help",
+      "keys, once the stepper has the focus: \u2190 \u2192 a step, Shift+\u2190 \u2192 " +
+      (this.byIteration ? "an iteration" : "a run") + ", Home End the ends"));
+
     root.addEventListener("keydown", function (e) { self.key(e); });
     this.go(0);
   }
