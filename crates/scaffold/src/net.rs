@@ -163,6 +163,9 @@ pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
              never write their file (stage 4's scripted I/O test draws a timeline)",
         );
     }
+    if options.step {
+        return Some(crate::step::SERVERS_REFUSE);
+    }
     if polling && options.virtual_time {
         // The polls' 10 ms sleeps would take no time: the server would never wait, and
         // spin a core for as long as it runs (stages 4 and 5 wait in `select`, for real).

@@ -13,6 +13,10 @@
 //! is in the queue when `call_soon` is reported), so that is the state the step left. A
 //! state equal to the one before is shared, not copied; at most [`STATE_LIMIT`] distinct
 //! states are kept.
+//!
+//! A [`Hook`] ([`set_hook`]) is shown each record as it is kept, state included: `--step`
+//! pauses there ([`crate::step`]). It is called once the recording is no longer borrowed,
+//! so that it may take its time (it waits for a key) and stop itself.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -97,7 +101,12 @@ impl Recording {
     }
 }
 
+/// What is shown each kept record: its index in the recording, and the record. It returns
+/// whether it wants the next one (`false` removes it).
+pub type Hook = Box<dyn FnMut(usize, &Record) -> bool>;
+
 thread_local! {
+    static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
     static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
     /// Who wants events on this thread: the trace, the recording, both or neither. One
     /// `Cell` read answers `event!`'s question, so that an untraced run pays almost nothing
@@ -164,20 +173,46 @@ pub fn record(event: Event) {
     // Asked before the recording is borrowed: the inspector borrows the scheduler, and a
     // scheduler reports a step once it has made it, so this is the state the step left.
     let now = state::inspect();
-    RECORDING.with(|r| {
-        if let Some(recording) = r.borrow_mut().as_mut() {
-            let step = recording.records.records.len();
-            if step >= LIMIT {
-                recording.records.dropped += 1;
-                return;
-            }
-            let running = now.as_ref().and_then(|s| s.running);
-            recording.causes.note(step, &event, running);
-            let at = recording.clock.now();
-            recording.records.records.push(Record::new(at, event));
-            recording.settle(now);
+    let hooked = HOOK.with(|h| h.borrow().is_some());
+    let kept = RECORDING.with(|r| {
+        let mut r = r.borrow_mut();
+        let recording = r.as_mut()?;
+        let step = recording.records.records.len();
+        if step >= LIMIT {
+            recording.records.dropped += 1;
+            return None;
         }
+        let running = now.as_ref().and_then(|s| s.running);
+        recording.causes.note(step, &event, running);
+        let at = recording.clock.now();
+        recording.records.records.push(Record::new(at, event));
+        recording.settle(now);
+        // A copy only for a hook: the event and a shared pointer to its state.
+        let last = recording.records.records.last().filter(|_| hooked);
+        last.map(|record| (step, record.clone()))
     });
+    if let Some((step, record)) = kept {
+        show(step, &record);
+    }
+}
+
+/// Show `record` to the hook, out of its cell while it runs: it may wait, or end itself.
+fn show(step: usize, record: &Record) {
+    let Some(mut hook) = HOOK.with(|h| h.borrow_mut().take()) else {
+        return;
+    };
+    if hook(step, record) {
+        // Unless the hook set another while it ran, it is this one again.
+        HOOK.with(|h| {
+            h.borrow_mut().get_or_insert(hook);
+        });
+    }
+}
+
+/// Show every record kept from now on to `hook` (`None`: to nobody); returns the hook it
+/// replaces. Dropping a hook ends what it holds (`--step`'s terminal, say).
+pub fn set_hook(hook: Option<Hook>) -> Option<Hook> {
+    HOOK.with(|h| std::mem::replace(&mut *h.borrow_mut(), hook))
 }
 
 /// Keep a line of program output (the console calls this for every `say!`).
@@ -210,6 +245,26 @@ mod tests {
             ]
         );
         assert_eq!(stop(), Records::default());
+    }
+
+    #[test]
+    fn a_hook_sees_each_kept_record_until_it_says_no_more() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let into = seen.clone();
+        set_hook(Some(Box::new(move |step, record| {
+            into.borrow_mut().push((step, record.event.clone()));
+            step < 1
+        })));
+        start(VirtualClock::new());
+        for name in ["a", "b", "c"] {
+            record(Event::note(name));
+        }
+        assert_eq!(stop().records.len(), 3);
+        assert_eq!(
+            *seen.borrow(),
+            [(0, Event::note("a")), (1, Event::note("b"))]
+        );
+        assert!(set_hook(None).is_none(), "it removed itself");
     }
 
     #[test]
