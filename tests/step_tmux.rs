@@ -231,7 +231,7 @@ fn line_of(run: &Run, i: usize) -> String {
     }
 }
 
-/// ` <- call_soon by c1 at step 6`, from a cause in the steps' JSON (steps counted from 1).
+/// ` <- call_soon by c1 at step 5`, from a cause in the steps' JSON (steps counted from 0).
 fn why(cause: &Value) -> String {
     if cause.is_null() {
         return String::new();
@@ -240,19 +240,20 @@ fn why(cause: &Value) -> String {
         .as_str()
         .map(|by| format!(" by {by}"))
         .unwrap_or_default();
-    let step = cause["step"].as_u64().unwrap() + 1;
+    let step = cause["step"].as_u64().unwrap();
     format!(" <- {}{by} at step {step}", cause["what"].as_str().unwrap())
 }
 
-/// The lines the panels must show at step `n` (counted from 1), in order, from `run`.
+/// The lines the panels must show after `n` presses of Enter (at step `n - 1`: steps are
+/// counted from 0), in order, from `run`.
 fn panels(run: &Run, n: usize) -> Vec<String> {
     let steps = run.json["steps"].as_array().unwrap();
     let step = &steps[n - 1];
     let mut lines = vec![];
     for i in n.saturating_sub(5)..n - 1 {
-        lines.push(format!("  {:>5}  {}", i + 1, line_of(run, i)));
+        lines.push(format!("  {i:>5}  {}", line_of(run, i)));
     }
-    lines.push(format!(">{n:>6}  {}", line_of(run, n - 1)));
+    lines.push(format!(">{:>6}  {}", n - 1, line_of(run, n - 1)));
     let state =
         &run.json["states"][step["state"].as_u64().expect("stage 1 reports its state") as usize];
     let running = &state["running"];
@@ -293,11 +294,13 @@ fn panels(run: &Run, n: usize) -> Vec<String> {
     lines
 }
 
-/// The header at step `n`, with the clock's time the recording gives it.
+/// The header after `n` presses of Enter (step `n - 1`), with the clock's time the
+/// recording gives it.
 fn header(run: &Run, n: usize) -> String {
     let at = run.json["steps"][n - 1]["at"].as_f64().unwrap();
     format!(
-        "step {n}   clock {at:.3} s (virtual)   {}",
+        "step {}   clock {at:.3} s (virtual)   {}",
+        n - 1,
         scaffold::step::panel::KEYS
     )
 }
@@ -310,7 +313,7 @@ fn enter_steps_through_what_the_recording_says_and_q_quits_cleanly() {
     let run = recorded();
     let session = Session::start("--virtual-time --step");
     session.shows(&[
-        "step 0   clock 0.000 s (virtual)   Enter: next step   c: continue to the end   q: quit"
+        "before step 0   clock 0.000 s (virtual)   Enter: next step   c: continue to the end   q: quit"
             .to_owned(),
     ]);
     for n in 1..=10 {

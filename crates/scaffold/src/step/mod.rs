@@ -8,7 +8,8 @@
 //! step) and waits for a key (its `terminal` module) before the program goes on. Nothing in a stage
 //! knows: the pause happens inside `event!` and `say!`, as the scheduler reports its step.
 //!
-//! - Enter: one step (one event). Before the first, step 0: the program has not started.
+//! - Enter: one step (one event). The first screen comes before step 0: the program has
+//!   not started. Steps are counted from 0, as the book's steppers and the causes count them.
 //! - `c`: close the panels and run to the end; the output goes on as without `--step`.
 //! - `q`: put the terminal back, write the program's lines so far, exit with code 0.
 //!
@@ -61,7 +62,7 @@ pub fn start(virtual_time: bool) {
         output: None,
     };
     let start = View {
-        step: 0,
+        step: None,
         at: std::time::Duration::ZERO,
         clock: stepper.clock,
         before: &[],
@@ -120,7 +121,7 @@ struct Stepper {
 }
 
 impl Stepper {
-    /// Draw step `index` (counted from 0 in the recording, from 1 on the screen) and wait.
+    /// Draw step `index` (counted from 0, as the recording and the book count) and wait.
     fn pause(&mut self, index: usize, record: &Record) -> Key {
         let event = &record.event;
         // As the steps' JSON does (`steps::to_json`): an iteration numbers its own line.
@@ -136,7 +137,7 @@ impl Stepper {
         }
         let before: Vec<(usize, String)> = self.before.iter().cloned().collect();
         let view = View {
-            step: index + 1,
+            step: Some(index),
             at: record.at,
             clock: self.clock,
             before: &before,
@@ -148,7 +149,7 @@ impl Stepper {
         if self.before.len() == BEFORE {
             self.before.pop_front();
         }
-        self.before.push_back((index + 1, line));
+        self.before.push_back((index, line));
         key
     }
 }

@@ -14,8 +14,8 @@ use crate::why::{Cause, Snapshot};
 /// What one pause shows.
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
-    /// The step, counted from 1 (0: the program has not started).
-    pub step: usize,
+    /// The step, counted from 0 (`None`: the program has not started).
+    pub step: Option<usize>,
     /// The clock's time at that step.
     pub at: Duration,
     /// `virtual` or `real`.
@@ -35,9 +35,12 @@ pub const KEYS: &str = "Enter: next step   c: continue to the end   q: quit";
 
 /// The lines to draw for `view` on a terminal `width` columns wide and `height` rows high.
 pub fn render(view: &View<'_>, width: usize, height: usize) -> Vec<String> {
+    let step = match view.step {
+        Some(n) => format!("step {n}"),
+        None => "before step 0".to_owned(),
+    };
     let mut lines = vec![format!(
-        "step {}   clock {:.3} s ({})   {KEYS}",
-        view.step,
+        "{step}   clock {:.3} s ({})   {KEYS}",
         view.at.as_secs_f64(),
         view.clock
     )];
@@ -45,10 +48,11 @@ pub fn render(view: &View<'_>, width: usize, height: usize) -> Vec<String> {
     for (step, line) in view.before {
         lines.push(format!("  {step:>5}  {line}"));
     }
-    lines.push(format!("> {:>5}  {}", view.step, view.line));
+    let number = view.step.map(|n| n.to_string()).unwrap_or_default();
+    lines.push(format!("> {number:>5}  {}", view.line));
     let Some(state) = view.state else {
         lines.push(title("scheduler", width));
-        lines.push(if view.step == 0 {
+        lines.push(if view.step.is_none() {
             "  the program has not started: Enter runs it to its first step".to_owned()
         } else {
             "  no state at this step".to_owned()
@@ -127,12 +131,12 @@ fn finish(mut lines: Vec<String>, view: &View<'_>, width: usize, height: usize) 
     lines.into_iter().map(|l| fit(l, width)).collect()
 }
 
-/// ` <- call_later by c1 at step 6`: a cause, its step counted from 1 as the panels count.
+/// ` <- call_later by c1 at step 5`: a cause, at the step it happened (counted from 0).
 fn why(cause: &Option<Cause>) -> String {
     match cause {
         Some(c) => {
             let by = c.by.map(|id| format!(" by {id}")).unwrap_or_default();
-            format!(" <- {}{by} at step {}", c.what, c.step + 1)
+            format!(" <- {}{by} at step {}", c.what, c.step)
         }
         None => String::new(),
     }
@@ -225,7 +229,7 @@ mod tests {
 
     fn view<'a>(state: Option<&'a Snapshot>, before: &'a [(usize, String)]) -> View<'a> {
         View {
-            step: 6,
+            step: Some(6),
             at: Duration::ZERO,
             clock: "virtual",
             before,
@@ -247,11 +251,11 @@ mod tests {
             "      5  | Down 5".to_owned(),
             ">     6  call_later c3 in 4.000 s: due 4.000, seq 1".to_owned(),
             title("running"),
-            "  c1 <- call_soon at step 1".to_owned(),
+            "  c1 <- call_soon at step 0".to_owned(),
             title("ready queue: 1"),
-            "   1. c2 <- call_soon at step 2".to_owned(),
+            "   1. c2 <- call_soon at step 1".to_owned(),
             title("timer heap: 1, in pop order"),
-            "   1. due 4.000 seq 1: c3 <- call_later by c1 at step 6".to_owned(),
+            "   1. due 4.000 seq 1: c3 <- call_later by c1 at step 5".to_owned(),
             title("waits: 0"),
             "  (empty)".to_owned(),
             title("last output"),
@@ -268,7 +272,7 @@ mod tests {
             "{lines:#?}"
         );
         let start = View {
-            step: 0,
+            step: None,
             ..view(None, &[])
         };
         let lines = render(&start, 80, 40);
