@@ -60,19 +60,23 @@ impl EventLoop {
     /// cancelled, rebuild the heap without them; otherwise pop the cancelled ones off the
     /// head, where they would otherwise decide the select timeout.
     fn clean_scheduled(&self) {
-        let mut scheduled = self.inner.scheduled.borrow_mut();
-        if scheduled.is_empty() {
+        let scheduled = &self.inner.scheduled;
+        if scheduled.borrow().is_empty() {
             return; // a loop busy with callbacks only: nothing to clean
         }
-        if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
-            let after = scheduled.len();
+        // Each borrow ends with its statement: the trace reports a heap it can look at.
+        let rebuilt = scheduled.borrow_mut().rebuild_if_mostly_cancelled();
+        if let Some((cancelled, before)) = rebuilt {
+            let after = scheduled.borrow().len();
             loop_trace!(
                 self,
                 "clean heap: {cancelled} of {before} timers cancelled: rebuilt with {after}"
             );
             return;
         }
-        while let Some(handle) = scheduled.pop_cancelled_head() {
+        loop {
+            let head = scheduled.borrow_mut().pop_cancelled_head();
+            let Some(handle) = head else { break };
             let id = handle.trace_id();
             loop_trace!(self, "clean heap: drop cancelled {id} off the head");
         }
@@ -161,21 +165,20 @@ impl EventLoop {
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
     /// ready queue, earliest first; cancelled ones too (step 5 skips them).
     fn move_due_timers_to_ready(&self) {
-        let mut scheduled = self.inner.scheduled.borrow_mut();
-        if scheduled.is_empty() {
+        let scheduled = &self.inner.scheduled;
+        if scheduled.borrow().is_empty() {
             return; // no timer: no clock to read (CPython reads it anyway; "Going further")
         }
         let end_time = self.time() + CLOCK_RESOLUTION;
-        while let Some((handle, seq)) = scheduled.pop_due(end_time) {
-            loop_event!(self, {
-                let due = clamped(handle.when().unwrap_or_default());
-                Event::TimerDue {
-                    id: handle.trace_id(),
-                    due,
-                    seq,
-                }
-            });
+        loop {
+            let due = scheduled.borrow_mut().pop_due(end_time);
+            let Some((handle, seq)) = due else { break };
+            let (id, when) = (handle.trace_id(), handle.when());
             self.push_ready(handle);
+            loop_event!(self, {
+                let due = clamped(when.unwrap_or_default());
+                Event::TimerDue { id, due, seq }
+            });
         }
     }
     // ANCHOR_END: step4
@@ -192,21 +195,18 @@ impl EventLoop {
             let next = self.inner.ready.borrow_mut().pop_front();
             let Some(handle) = next else { break };
             if handle.cancelled() {
+                self.ran(); // the one before is over, and this one does not run
                 loop_trace!(self, "skip cancelled {}", handle.trace_id());
                 continue;
             }
-            loop_event!(
-                self,
-                Event::Run {
-                    id: handle.trace_id()
-                }
-            );
+            self.report_run(&handle); // `run c3` in the trace
             if self.inner.debug.get() {
                 self.run_handle_timed(&handle);
             } else {
                 self.run_handle(&handle);
             }
         }
+        self.ran(); // between batches, nothing runs
     }
     // ANCHOR_END: step5
 
