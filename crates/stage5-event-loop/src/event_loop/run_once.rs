@@ -60,25 +60,24 @@ impl EventLoop {
     /// cancelled, rebuild the heap without them; otherwise pop the cancelled ones off the
     /// head, where they would otherwise decide the select timeout.
     fn clean_scheduled(&self) {
-        let scheduled = &self.inner.scheduled;
-        if scheduled.borrow().is_empty() {
+        let mut scheduled = self.inner.scheduled.borrow_mut();
+        if scheduled.is_empty() {
             return; // a loop busy with callbacks only: nothing to clean
         }
-        // Each borrow ends with its statement: the trace reports a heap it can look at.
-        let rebuilt = scheduled.borrow_mut().rebuild_if_mostly_cancelled();
-        if let Some((cancelled, before)) = rebuilt {
-            let after = scheduled.borrow().len();
+        if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
+            let after = scheduled.len();
+            drop(scheduled); // a report may look at the heap (`inspect.rs`)
             loop_trace!(
                 self,
                 "clean heap: {cancelled} of {before} timers cancelled: rebuilt with {after}"
             );
             return;
         }
-        loop {
-            let head = scheduled.borrow_mut().pop_cancelled_head();
-            let Some(handle) = head else { break };
+        while let Some(handle) = scheduled.pop_cancelled_head() {
+            drop(scheduled); // a report may look at the heap
             let id = handle.trace_id();
             loop_trace!(self, "clean heap: drop cancelled {id} off the head");
+            scheduled = self.inner.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step1
@@ -165,20 +164,20 @@ impl EventLoop {
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
     /// ready queue, earliest first; cancelled ones too (step 5 skips them).
     fn move_due_timers_to_ready(&self) {
-        let scheduled = &self.inner.scheduled;
-        if scheduled.borrow().is_empty() {
+        let mut scheduled = self.inner.scheduled.borrow_mut();
+        if scheduled.is_empty() {
             return; // no timer: no clock to read (CPython reads it anyway; "Going further")
         }
         let end_time = self.time() + CLOCK_RESOLUTION;
-        loop {
-            let due = scheduled.borrow_mut().pop_due(end_time);
-            let Some((handle, seq)) = due else { break };
+        while let Some((handle, seq)) = scheduled.pop_due(end_time) {
+            drop(scheduled); // the report looks at the heap (`inspect.rs`)
             let (id, when) = (handle.trace_id(), handle.when());
             self.push_ready(handle);
             loop_event!(self, {
                 let due = clamped(when.unwrap_or_default());
                 Event::TimerDue { id, due, seq }
             });
+            scheduled = self.inner.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step4
