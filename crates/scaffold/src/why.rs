@@ -8,6 +8,12 @@
 //! step the one running had a cause of its own, and so on back to the program's start: the
 //! chain a stepper's "why?" link walks.
 //!
+//! Two things no scheduler holds are noted here too. A task's step inside a callback
+//! (stage 3's `Task`, stage 5's step handle) is the task's: while it runs, the task is shown
+//! running and is who its steps are by. A task that suspends waits for what the step
+//! before it named (a queue found empty, a socket), or else for a future: the queue or the
+//! future holds it, not the scheduler, until a wake or its next step.
+//!
 //! A [`Snapshot`] is a scheduler's [`State`] with these causes attached, as the recording
 //! keeps it at every step.
 
