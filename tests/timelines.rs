@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Mutex;
 
 use scaffold::Clock;
 
@@ -137,6 +138,7 @@ fn committed(file: &str) -> PathBuf {
 /// The picture a row draws now. Each run gets a thread of its own, as a program would:
 /// stage 3 numbers its tasks per thread, so a run must not follow another on one thread.
 fn draw(picture: &'static Picture) -> String {
+    let _alone = alone();
     std::thread::spawn(|| draw_here(picture))
         .join()
         .expect("the program runs to its end")
@@ -179,6 +181,7 @@ fn the_books_timelines_are_what_the_code_draws() {
 
 /// The steps a row's run records now, as the book's stepper reads them (`scaffold::steps`).
 fn steps(picture: &'static Picture) -> String {
+    let _alone = alone();
     std::thread::spawn(|| {
         let records = scaffold::timeline::capture(picture.run);
         let title = format!("stage {} · {}", picture.stage, picture.example);
@@ -186,6 +189,17 @@ fn steps(picture: &'static Picture) -> String {
     })
     .join()
     .expect("the program runs to its end")
+}
+
+/// One run at a time in this process: the steps name the descriptors a run's sockets got,
+/// and the kernel hands out the lowest free number, which another run open at the same
+/// moment would change.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_RUN: Mutex<()> = Mutex::new(());
+    // A run that panicked fails its own test; the lock itself is still good.
+    ONE_RUN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// `docs/src/steps/{stem}.json`: the same run as `docs/src/timelines/{stem}.svg`.
@@ -262,6 +276,7 @@ fn drawing_is_deterministic() {
 #[test]
 fn stage5_countdown_records_as_trace_events() {
     use std::collections::{HashMap, HashSet};
+    let alone = alone();
     let json = std::thread::spawn(|| {
         let records = scaffold::timeline::capture(|clock| {
             run_stage5(clock, stages::stage5_countdown::program)
@@ -270,6 +285,7 @@ fn stage5_countdown_records_as_trace_events() {
     })
     .join()
     .expect("the program runs to its end");
+    drop(alone);
     let trace: serde_json::Value = serde_json::from_str(&json).expect("the JSON parses");
     let events = trace["traceEvents"].as_array().expect("a list of events");
     let track = |e: &serde_json::Value| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());

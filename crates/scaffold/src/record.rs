@@ -78,10 +78,16 @@ struct Recording {
 }
 
 impl Recording {
-    /// Give the last record the state `now`.
+    /// Give the last record the state `now`. An iteration's start changes no queue: it is
+    /// reported just before the iteration's first step, which is already made by then, so
+    /// it keeps the queues before, with its number and nothing running.
     fn settle(&mut self, now: Option<state::State>) {
-        let Some(now) = now else { return };
-        let snapshot = self.causes.snapshot(now);
+        let iteration = matches!(self.records.records.last(), Some(r) if matches!(r.event, Event::Iteration(_)));
+        let snapshot = match (&self.last, now) {
+            (Some(last), _) if iteration => self.causes.renumber(last),
+            (_, Some(now)) => self.causes.snapshot(now),
+            (_, None) => return,
+        };
         let Some(last) = self.records.records.last_mut() else {
             return;
         };

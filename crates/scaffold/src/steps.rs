@@ -184,17 +184,18 @@ mod tests {
     use crate::record;
     use crate::state::{Inspect, State, watch};
     use crate::{Clock, VirtualClock, emit::emit};
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::time::Duration;
 
-    /// A scheduler by hand: a ready queue the test fills, reported as it is.
+    /// A scheduler by hand: a ready queue the test fills and who runs, reported as they are.
     #[derive(Clone, Default)]
-    struct ByHand(Rc<RefCell<Vec<Id>>>);
+    struct ByHand(Rc<RefCell<Vec<Id>>>, Rc<Cell<Option<Id>>>);
 
     impl Inspect for ByHand {
         fn state(&self) -> Option<State> {
             let ready = self.0.try_borrow().ok()?;
-            Some(State::default().with_ready(ready.iter().copied()))
+            let state = State::default().with_ready(ready.iter().copied());
+            Some(state.with_running(self.1.get()))
         }
     }
 
@@ -211,6 +212,7 @@ mod tests {
         emit(Event::note("nothing changes"));
         clock.sleep_until(Duration::from_secs(1));
         scheduler.0.borrow_mut().remove(0);
+        scheduler.1.set(Some(c1));
         emit(Event::Run { id: c1 });
         scheduler.0.borrow_mut().push(c2);
         emit(Event::CallSoon { id: c2 });

@@ -8,6 +8,12 @@
 //! step the one running had a cause of its own, and so on back to the program's start: the
 //! chain a stepper's "why?" link walks.
 //!
+//! Two things no scheduler holds are noted here too. A task's step inside a callback
+//! (stage 3's `Task`, stage 5's step handle) is the task's: while it runs, the task is shown
+//! running and is who its steps are by. A task that suspends waits for what the step
+//! before it named (a queue found empty, a socket), or else for a future: the queue or the
+//! future holds it, not the scheduler, until a wake or its next step.
+//!
 //! A [`Snapshot`] is a scheduler's [`State`] with these causes attached, as the recording
 //! keeps it at every step.
 
@@ -70,6 +76,7 @@ pub struct Snapshot {
 pub(crate) struct Causes {
     ready: HashMap<Id, Cause>,
     timers: HashMap<Id, Cause>,
+    /// Who the scheduler said runs, at the step before this one.
     running: Option<Id>,
     running_why: Option<Cause>,
     iteration: Option<u64>,
@@ -79,12 +86,31 @@ pub(crate) struct Causes {
     /// The waits that objects outside the scheduler report (a queue's consumers, a
     /// stage 4 socket wait), in the order they began: the scheduler cannot list them.
     waiting: Vec<Wait>,
+    /// The last report of what a task is about to wait for (a queue found empty, a
+    /// socket wait), for the `Suspend` right after it: the task says it waits, the step
+    /// before says for what.
+    last_wait: Option<(usize, String)>,
+    /// The task whose step runs now inside the callback or handle `.0` (stages 3 and
+    /// 5): shown as running until its coroutine pauses or ends.
+    stepping: Option<(Id, Id)>,
+    /// Why that callback or handle was ready: what it shows again once the step is over.
+    handle_why: Option<Cause>,
+    /// The timer the stepping task set during this step, if any (stage 5's `sleep`).
+    timer_in_step: Option<Id>,
 }
 
 impl Causes {
     /// Note what step `step`, `event`, did; `running` is who the scheduler says runs.
     pub(crate) fn note(&mut self, step: usize, event: &Event, running: Option<Id>) {
-        let by = running.or(self.running);
+        // The task stepping inside the running callback, if any, is who acts.
+        let by = match (running, self.stepping) {
+            (Some(handle), Some((inside, task))) if handle == inside => Some(task),
+            // Nothing runs, by the scheduler's word, right after something did: a task that
+            // took itself out of `current` (stage 2's sleep, a wait) is still acting.
+            (None, _) => self.running,
+            _ => running,
+        };
+        self.running = running;
         let cause = |what: String| Cause { what, by, step };
         match *event {
             Event::CallSoon { id } => {
@@ -96,6 +122,7 @@ impl Causes {
             }
             Event::CallLater { id, .. } => {
                 self.timers.insert(id, cause("call_later".to_owned()));
+                self.timer_in_step = Some(id);
             }
             Event::Sleep {
                 task,
@@ -115,7 +142,13 @@ impl Causes {
                     .insert(id, due.unwrap_or_else(|| cause("timer due".into())));
             }
             Event::QueueWait { who: Some(id), .. } => self.wait(id, "queue".into()),
-            Event::IoWait { fd, interest, id } => self.wait(id, format!("fd {fd} {interest}")),
+            Event::QueueWait { who: None, .. } => self.last_wait = Some((step, "queue".into())),
+            Event::IoWait { fd, interest, id } => {
+                let on = format!("fd {fd} {interest}");
+                self.last_wait = Some((step, on.clone()));
+                self.wait(id, on);
+            }
+            Event::Suspend { task } => self.suspend(step, task),
             Event::Wake { to, by: how } => {
                 self.waiting.retain(|w| w.id != to);
                 self.last_wake = Some((step, to, how));
@@ -139,19 +172,57 @@ impl Causes {
             }
             Event::Run { id } | Event::Step { task: id } => {
                 self.waiting.retain(|w| w.id != id);
+                // A step inside a callback (stage 3's task, stage 5's step handle) is the
+                // task's: it is what runs, and what the steps it takes are by.
+                self.stepping = match (event, running) {
+                    (Event::Step { .. }, Some(handle)) if handle != id => {
+                        self.handle_why = self.running_why.clone();
+                        Some((handle, id))
+                    }
+                    _ => None,
+                };
                 if let Some(why) = self.ready.remove(&id) {
                     self.running_why = Some(why);
                 }
-                if let Event::Run { .. } = event {
-                    self.running = Some(id);
-                }
+                self.timer_in_step = None;
             }
+            Event::Finished { task } => self.step_over(task),
             Event::Iteration(n) => self.iteration = Some(n),
             Event::Done { .. } => {
-                self.running = None;
                 self.running_why = None;
+                self.stepping = None;
             }
             _ => {}
+        }
+    }
+
+    /// `task` pauses: its step is over, and it waits for what the step before named (a
+    /// queue, a socket), for what it already waits on, or for a future: unless it was
+    /// made ready again during its own step.
+    fn suspend(&mut self, step: usize, task: Id) {
+        self.step_over(task);
+        let named = match self.last_wait.take() {
+            Some((at, on)) if at + 1 == step => Some(on),
+            _ => None,
+        };
+        if let Some(on) = named {
+            self.wait(task, on);
+        } else if !self.ready.contains_key(&task) && !self.waiting.iter().any(|w| w.id == task) {
+            let on = match self.timer_in_step {
+                Some(timer) => format!("future (timer {timer})"),
+                None => "future".to_owned(),
+            };
+            self.wait(task, on);
+        }
+    }
+
+    /// `task`'s step is over: the callback that ran it is what runs again.
+    fn step_over(&mut self, task: Id) {
+        if let Some((_, stepping)) = self.stepping
+            && stepping == task
+        {
+            self.stepping = None;
+            self.running_why = self.handle_why.take();
         }
     }
 
@@ -160,13 +231,27 @@ impl Causes {
         self.waiting.push(Wait { id, on });
     }
 
+    /// `snapshot` at the start of the iteration now: the same queues, nothing running.
+    pub(crate) fn renumber(&self, snapshot: &Snapshot) -> Snapshot {
+        Snapshot {
+            iteration: self.iteration,
+            running: None,
+            ..snapshot.clone()
+        }
+    }
+
     /// `state` with the causes seen so far, and the waits it does not list itself.
     pub(crate) fn snapshot(&self, state: State) -> Snapshot {
         let entry = |id: Id| Entry {
             id,
             why: self.ready.get(&id).cloned(),
         };
-        let running = state.running.map(|id| Entry {
+        // The task stepping inside the running callback, if one is, runs in its stead.
+        let running = state.running.map(|id| match self.stepping {
+            Some((handle, task)) if handle == id => task,
+            _ => id,
+        });
+        let running = running.map(|id| Entry {
             id,
             why: self.running_why.clone(),
         });
