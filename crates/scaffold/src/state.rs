@@ -38,7 +38,7 @@ pub struct State {
     pub timers: Vec<Timer>,
     /// How many timers are on the heap.
     pub timers_len: usize,
-    /// Who waits for what, in the order the scheduler keeps them.
+    /// Who waits for what, by waiter (callback or task id).
     pub waits: Vec<Wait>,
 }
 
@@ -91,9 +91,11 @@ impl State {
         self
     }
 
-    /// Who waits for what.
+    /// Who waits for what, listed by waiter: a table of descriptors keeps them in the
+    /// order of their numbers, which the kernel picks anew on every run.
     pub fn with_waits(mut self, waits: impl IntoIterator<Item = Wait>) -> State {
         self.waits = waits.into_iter().collect();
+        self.waits.sort_by_key(|w| w.id);
         self
     }
 }
