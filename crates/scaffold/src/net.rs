@@ -85,20 +85,23 @@ impl EchoSetup {
     /// flag exits with 2; an address that cannot be listened on exits with 1 and one line
     /// saying why.
     pub fn from_args(about: &str, producer: bool) -> EchoSetup {
-        EchoSetup::from_args_with(about, producer, "", |_, _| Ok(false), listen)
+        let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
+        EchoSetup::setup(about, producer, Ends::WhenKilled, "", no_flags, listen)
     }
 
     /// [`EchoSetup::from_args`] for the polling servers of stages 1 to 3, which also
     /// refuse `--virtual-time` (see [`refused`]).
     pub fn from_args_polling(about: &str) -> EchoSetup {
         let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
-        EchoSetup::setup(about, false, true, "", no_flags, listen)
+        EchoSetup::setup(about, false, Ends::Polling, "", no_flags, listen)
     }
 
-    /// [`EchoSetup::from_args`] for a server with flags of its own: `extra_usage` lists
-    /// them and `extra` takes them, as in [`Options::parse_with`]; once every flag is
-    /// parsed, `listen_on` makes the listening socket (say, [`listen_reuse_port`] when
-    /// the flags ask for several listeners on one port).
+    /// [`EchoSetup::from_args`] for a server with flags of its own that shuts down
+    /// gracefully on a signal (stage 5's), so that it may write `--timeline` and
+    /// `--record` when it ends: `extra_usage` lists the flags and `extra` takes them, as in
+    /// [`Options::parse_with`]; once every flag is parsed, `listen_on` makes the listening
+    /// socket (say, [`listen_reuse_port`] when the flags ask for several listeners on one
+    /// port).
     pub fn from_args_with(
         about: &str,
         producer: bool,
@@ -106,13 +109,20 @@ impl EchoSetup {
         extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
     ) -> EchoSetup {
-        EchoSetup::setup(about, producer, false, extra_usage, extra, listen_on)
+        EchoSetup::setup(
+            about,
+            producer,
+            Ends::Gracefully,
+            extra_usage,
+            extra,
+            listen_on,
+        )
     }
 
     fn setup(
         about: &str,
         producer: bool,
-        polling: bool,
+        ends: Ends,
         extra_usage: &str,
         mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
@@ -133,7 +143,7 @@ impl EchoSetup {
             }
             Ok(echo.flag(flag, args)? || extra(flag, args)?)
         });
-        if let Some(why) = refused(&options, polling) {
+        if let Some(why) = refused(&options, ends) {
             eprintln!("error: {why}");
             std::process::exit(2);
         }
@@ -152,21 +162,32 @@ impl EchoSetup {
     }
 }
 
-/// Why an echo server refuses the flags in `options`, if it does; `polling` for the
-/// servers of stages 1 to 3.
-pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
-    if options.timeline.is_some() || options.record.is_some() {
-        // A picture (or a recording) is written when a program ends, and a server ends
+/// How an echo server ends, which decides the flags it can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ends {
+    /// Only when it is killed, and it polls its sockets (stages 1 to 3).
+    Polling,
+    /// Only when it is killed (stage 4).
+    WhenKilled,
+    /// Gracefully, on a signal (stage 5): then it writes its timeline and recording.
+    Gracefully,
+}
+
+/// Why an echo server that ends as `ends` says refuses the flags in `options`, if it does.
+pub fn refused(options: &Options, ends: Ends) -> Option<&'static str> {
+    if ends != Ends::Gracefully && (options.timeline.is_some() || options.record.is_some()) {
+        // A picture (or a recording) is written when a program ends, and this server ends
         // only when it is killed: refuse the flag rather than promise a file that never comes.
         return Some(
-            "--timeline, --record: an echo server serves until it is interrupted, so it would \
-             never write their file (stage 4's scripted I/O test draws a timeline)",
+            "--timeline, --record: this echo server serves until it is killed, so it would \
+             never write their file (stage 5's writes them when Ctrl-C stops it; stage 4's \
+             scripted I/O test draws a timeline)",
         );
     }
     if options.step {
         return Some(crate::step::SERVERS_REFUSE);
     }
-    if polling && options.virtual_time {
+    if ends == Ends::Polling && options.virtual_time {
         // The polls' 10 ms sleeps would take no time: the server would never wait, and
         // spin a core for as long as it runs (stages 4 and 5 wait in `select`, for real).
         return Some(
@@ -364,10 +385,25 @@ mod tests {
             timestamps: true,
             ..Options::default()
         };
-        let why = refused(&virtual_time, true).expect("refused");
+        let why = refused(&virtual_time, Ends::Polling).expect("refused");
         assert!(why.starts_with("--virtual-time: "), "{why}");
-        assert_eq!(refused(&virtual_time, false), None);
-        assert_eq!(refused(&Options::default(), true), None);
+        assert_eq!(refused(&virtual_time, Ends::WhenKilled), None);
+        assert_eq!(refused(&Options::default(), Ends::Polling), None);
+    }
+
+    /// A recording is written when the program ends: only a server that ends gracefully
+    /// (stage 5's, on a signal) takes `--record` and `--timeline`.
+    #[test]
+    fn only_a_server_that_ends_gracefully_records() {
+        let record = Options {
+            record: Some("run.json".into()),
+            ..Options::default()
+        };
+        for ends in [Ends::Polling, Ends::WhenKilled] {
+            let why = refused(&record, ends).expect("refused");
+            assert!(why.starts_with("--timeline, --record: "), "{why}");
+        }
+        assert_eq!(refused(&record, Ends::Gracefully), None);
     }
 
     #[test]
