@@ -39,7 +39,7 @@ fn a_server_stopped_by_a_signal_writes_the_recording_asked_for() {
         return child_server::serve_with(options, 1, child_server::GRACE, Api::Sock);
     }
     let path = recording_of(std::process::id());
-    let (mut child, addr) = child_server::start(
+    let (child, addr) = child_server::start(
         "a_server_stopped_by_a_signal_writes_the_recording_asked_for",
         RECORDING_CHILD,
     );
