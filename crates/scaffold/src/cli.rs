@@ -188,6 +188,9 @@ impl Options {
             return;
         }
         let records = record::stop();
+        if let Some(note) = bounds_note(&records) {
+            crate::warn!("{note}");
+        }
         let title = timeline::title(self.virtual_time);
         if let Some(path) = &self.timeline {
             timeline::write(path, &title, &records).unwrap_or_else(|error| exit_with_error(error));
@@ -197,6 +200,27 @@ impl Options {
                 .unwrap_or_else(|error| exit_with_error(error));
         }
     }
+}
+
+/// What a recording that reached its bounds left out, in one line for standard error (the
+/// files say it too: the picture's note, the trace's process name), or `None`.
+fn bounds_note(records: &record::Records) -> Option<String> {
+    let mut parts = Vec::new();
+    if records.dropped > 0 {
+        let kept = records.records.len();
+        parts.push(format!(
+            "kept the first {kept} events, {} more dropped",
+            records.dropped
+        ));
+    }
+    if records.states_dropped > 0 {
+        let limit = record::STATE_LIMIT;
+        let without = records.states_dropped;
+        parts.push(format!(
+            "kept the scheduler's state for its first {limit} changes, {without} steps without"
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("note: the recording {}", parts.join("; ")))
 }
 
 /// Name the flag in an error about its value: lexopt alone says `cannot parse argument
@@ -290,6 +314,20 @@ mod tests {
                 "{error}"
             );
         }
+    }
+
+    #[test]
+    fn a_recording_over_its_bounds_says_what_it_left_out() {
+        let mut records = record::Records::default();
+        assert_eq!(bounds_note(&records), None);
+        records.dropped = 7;
+        records.states_dropped = 3;
+        let note = bounds_note(&records).expect("a note");
+        assert!(
+            note.contains("kept the first 0 events, 7 more dropped"),
+            "{note}"
+        );
+        assert!(note.contains("3 steps without"), "{note}");
     }
 
     #[test]
