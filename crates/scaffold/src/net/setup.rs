@@ -1,6 +1,7 @@
 //! An echo server's command line: its flags, the flags it refuses, and its listening
-//! socket made from them (book chapter 1, "A polling echo server"; the project's own, as
-//! every example's options are). A child of `net`, which makes the socket.
+//! socket made from them (book chapter 1, "A polling echo server"; seed 003, section 6
+//! `tcp_server`, whose address was fixed: the flags are the project's own). A child of
+//! `net`, which makes the socket.
 
 use std::net::{SocketAddr, TcpListener};
 use std::rc::Rc;
