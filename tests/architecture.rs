@@ -127,6 +127,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::io_table::checks", 3),
     ("parts::io_table::drained", 3),
     ("parts::io_table::close", 3),
+    ("parts::io_table::listed", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),
@@ -137,6 +138,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::reuse", 4),
     ("event_loop::run_once", 5),
     ("event_loop::run_once::events", 5), // imports neither run_once nor anything of layer 5
+    ("event_loop::inspect", 5),          // imports scheduling's `clamped`; nothing imports it
     ("futures::future", 6),
     ("futures::waker", 6),
     ("futures::future::awaiting", 7), // future.rs's children read its state

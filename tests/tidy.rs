@@ -6,7 +6,8 @@
 //! - every crate's lib doc links its chapter of the built book, and the chapter exists;
 //! - every `{{#include path:anchor}}` in `docs/` names a file that exists and an anchor
 //!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it;
-//! - every picture in `docs/` (`![alt](path)`) names a file that exists, and has an alt text.
+//! - every picture in `docs/` (`![alt](path)`) names a file that exists, and has an alt text;
+//! - every timeline picture has its run as a stepper beneath it (`docs/theme/stepper.js`).
 //!
 //! (`scripts/check-book.sh` checks the built book in a browser as well; these are the
 //! checks a plain `cargo test` can make.)
@@ -146,6 +147,52 @@ fn every_book_picture_exists_and_says_what_it_shows() {
     assert!(
         problems.is_empty(),
         "broken pictures:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// What follows a timeline picture `timelines/{stem}.svg` in the book: its recorded run,
+/// embedded in the page, and the stepper that shows it.
+fn stepper_for(stem: &str) -> String {
+    format!(
+        "<script type=\"application/json\" class=\"stepper-run\" \
+         data-timeline=\"timelines/{stem}.svg\">\n\
+         {{{{#include steps/{stem}.json}}}}\n</script>\n<div class=\"stepper\"></div>"
+    )
+}
+
+#[test]
+fn every_timeline_picture_has_its_stepper() {
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for chapter in files(&root().join("docs/src"), "md") {
+        let text = fs::read_to_string(&chapter).unwrap();
+        for (_, path) in pictures(&text) {
+            let Some(stem) = path
+                .strip_prefix("timelines/")
+                .and_then(|p| p.strip_suffix(".svg"))
+            else {
+                continue;
+            };
+            count += 1;
+            // The picture's own paragraph, a blank line, then the stepper.
+            let picture = format!("]({path})\n\n");
+            let follows = text
+                .split(&picture)
+                .skip(1)
+                .all(|after| after.starts_with(&stepper_for(stem)));
+            if !follows {
+                problems.push(format!(
+                    "{}: {path} has no stepper beneath it",
+                    chapter.display()
+                ));
+            }
+        }
+    }
+    assert!(count > 0, "the book shows no timeline at all");
+    assert!(
+        problems.is_empty(),
+        "timelines without their stepper (add, after a blank line):\n{}",
         problems.join("\n")
     );
 }

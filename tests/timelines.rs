@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Mutex;
 
 use scaffold::Clock;
 
@@ -137,6 +138,7 @@ fn committed(file: &str) -> PathBuf {
 /// The picture a row draws now. Each run gets a thread of its own, as a program would:
 /// stage 3 numbers its tasks per thread, so a run must not follow another on one thread.
 fn draw(picture: &'static Picture) -> String {
+    let _alone = alone();
     std::thread::spawn(|| draw_here(picture))
         .join()
         .expect("the program runs to its end")
@@ -177,6 +179,96 @@ fn the_books_timelines_are_what_the_code_draws() {
     );
 }
 
+/// The steps a row's run records now, as the book's stepper reads them (`scaffold::steps`).
+fn steps(picture: &'static Picture) -> String {
+    let _alone = alone();
+    std::thread::spawn(|| {
+        let records = scaffold::timeline::capture(picture.run);
+        let title = format!("stage {} · {}", picture.stage, picture.example);
+        scaffold::steps::to_json(&title, &records)
+    })
+    .join()
+    .expect("the program runs to its end")
+}
+
+/// `text` with every descriptor's number (`fd 4`) replaced by `fd #`: which number a
+/// socket gets depends on what else the test process has open (cargo's harness, a test
+/// before it), not on the scheduler, so the steps are compared without them.
+fn without_fds(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("fd ") {
+        out.push_str(&rest[..at + 3]);
+        rest = &rest[at + 3..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push('#');
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn descriptor_numbers_are_masked_and_nothing_else() {
+    assert_eq!(
+        without_fds("read_wait fd 12: c6 waits, fd x, fd 3"),
+        "read_wait fd #: c6 waits, fd x, fd #"
+    );
+}
+
+/// One run at a time in this process: the steps name the descriptors a run's sockets got,
+/// and the kernel hands out the lowest free number, which another run open at the same
+/// moment would change.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_RUN: Mutex<()> = Mutex::new(());
+    // A run that panicked fails its own test; the lock itself is still good.
+    ONE_RUN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `docs/src/steps/{stem}.json`: the same run as `docs/src/timelines/{stem}.svg`.
+fn committed_steps(picture: &Picture) -> PathBuf {
+    let stem = picture.file.trim_end_matches(".svg");
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/src/steps")
+        .join(format!("{stem}.json"))
+}
+
+#[test]
+fn the_books_steppers_replay_what_the_code_records() {
+    let update = std::env::var_os("UPDATE_TIMELINES").is_some() && std::env::var_os("CI").is_none();
+    let mut stale = Vec::new();
+    for picture in PICTURES {
+        let json = steps(picture);
+        let path = committed_steps(picture);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).expect("docs/src is writable");
+            std::fs::write(&path, &json).expect("the steps folder is writable");
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        if without_fds(&on_disk) != without_fds(&json) {
+            let name = path.file_name().unwrap();
+            let new = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+            std::fs::write(&new, &json).expect("the target folder is writable");
+            stale.push(format!(
+                "{} (recorded now: {})",
+                path.display(),
+                new.display()
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "steppers' runs that differ from what the code records now:\n  {}\n\
+         if the change is right: UPDATE_TIMELINES=1 cargo test --test timelines",
+        stale.join("\n  ")
+    );
+}
+
 #[test]
 fn every_committed_timeline_has_a_row() {
     // A picture nobody draws any more would never be checked again: delete it, or add its row.
@@ -211,6 +303,7 @@ fn drawing_is_deterministic() {
 #[test]
 fn stage5_countdown_records_as_trace_events() {
     use std::collections::{HashMap, HashSet};
+    let alone = alone();
     let json = std::thread::spawn(|| {
         let records = scaffold::timeline::capture(|clock| {
             run_stage5(clock, stages::stage5_countdown::program)
@@ -219,6 +312,7 @@ fn stage5_countdown_records_as_trace_events() {
     })
     .join()
     .expect("the program runs to its end");
+    drop(alone);
     let trace: serde_json::Value = serde_json::from_str(&json).expect("the JSON parses");
     let events = trace["traceEvents"].as_array().expect("a list of events");
     let track = |e: &serde_json::Value| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());

@@ -11,6 +11,8 @@
 //! - `--record FILE.json`: the same steps as Chrome trace events, for the Perfetto UI or
 //!   `chrome://tracing`, written to `FILE.json` when the program ends
 //!   ([`crate::trace_events`]);
+//! - `--step`: pause before each step and draw the scheduler in the terminal: Enter steps,
+//!   `c` continues, `q` quits ([`crate::step`]); not with `--timeline` or `--record`;
 //! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
 //!
 //! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
@@ -25,6 +27,7 @@ use crate::clock::{Clock, RealClock, VirtualClock};
 use crate::console::{self, Console};
 use crate::record;
 use crate::run_file;
+use crate::step;
 use crate::timeline;
 use crate::trace_events;
 
@@ -43,6 +46,8 @@ pub struct Options {
     pub timeline: Option<PathBuf>,
     /// `--record FILE`: where to write the run as trace events.
     pub record: Option<PathBuf>,
+    /// `--step`: pause at every step, the scheduler drawn in the terminal.
+    pub step: bool,
 }
 
 const COMMON_USAGE: &str = "\
@@ -53,6 +58,8 @@ Options:
       --timeline FILE  when the program ends, draw its run as an SVG picture in FILE
       --record FILE    when the program ends, write its run as trace events (JSON) in FILE,
                        for the Perfetto UI or chrome://tracing
+      --step           pause before each step and draw the scheduler's state in the
+                       terminal: Enter steps, c continues to the end, q quits
   -h, --help           print this help";
 
 /// What parsing found: options to run with, or a request for help.
@@ -117,6 +124,7 @@ impl Options {
                 Long("trace") => options.trace = true,
                 Long("timeline") => options.timeline = Some(parser.value()?.into()),
                 Long("record") => options.record = Some(parser.value()?.into()),
+                Long("step") => options.step = true,
                 Long("help") | Short('h') => return Ok(Parsed::Help),
                 Long(name) => {
                     let name = name.to_owned();
@@ -127,6 +135,11 @@ impl Options {
                 }
                 other => return Err(other.unexpected()),
             }
+        }
+        if options.step
+            && let Some(why) = step::refused(options.timeline.is_some(), options.record.is_some())
+        {
+            return Err(why.into());
         }
         Ok(Parsed::Run(options))
     }
@@ -143,6 +156,9 @@ impl Options {
     /// Make the clock, point this thread's console at standard output as the flags ask,
     /// and return the clock for the scheduler to run on.
     ///
+    /// With `--step`, take the terminal and show step 0 first ([`crate::step::start`]: a
+    /// clear error and exit code 2 without one), then record while stepping.
+    ///
     /// With `--timeline` or `--record`, also start recording (and create the files now, so
     /// that a path that cannot be written is an error before the run, not after it).
     pub fn install(&self) -> Rc<dyn Clock> {
@@ -154,8 +170,11 @@ impl Options {
         if let Some(path) = &self.record {
             run_file::create("recording", path).unwrap_or_else(|error| exit_with_error(error));
         }
-        if self.timeline.is_some() || self.record.is_some() {
-            record::start(clock.clone()); // one recording serves both files
+        if self.timeline.is_some() || self.record.is_some() || self.step {
+            record::start(clock.clone()); // one recording serves both files, or the stepper
+        }
+        if self.step {
+            step::start(self.virtual_time);
         }
         clock
     }
@@ -164,10 +183,14 @@ impl Options {
     /// `--timeline FILE`, draw the recorded run into `FILE`; with `--record FILE`, write it
     /// there as trace events (exit code 1 if a file cannot be written).
     pub fn finish(&self) {
+        step::end(); // with `--step`: the terminal as it was, and the held lines written
         if self.timeline.is_none() && self.record.is_none() {
             return;
         }
         let records = record::stop();
+        if let Some(note) = bounds_note(&records) {
+            crate::warn!("{note}");
+        }
         let title = timeline::title(self.virtual_time);
         if let Some(path) = &self.timeline {
             timeline::write(path, &title, &records).unwrap_or_else(|error| exit_with_error(error));
@@ -177,6 +200,27 @@ impl Options {
                 .unwrap_or_else(|error| exit_with_error(error));
         }
     }
+}
+
+/// What a recording that reached its bounds left out, in one line for standard error (the
+/// files say it too: the picture's note, the trace's process name), or `None`.
+fn bounds_note(records: &record::Records) -> Option<String> {
+    let mut parts = Vec::new();
+    if records.dropped > 0 {
+        let kept = records.records.len();
+        parts.push(format!(
+            "kept the first {kept} events, {} more dropped",
+            records.dropped
+        ));
+    }
+    if records.states_dropped > 0 {
+        let limit = record::STATE_LIMIT;
+        let without = records.states_dropped;
+        parts.push(format!(
+            "kept the scheduler's state for its first {limit} changes, {without} steps without"
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("note: the recording {}", parts.join("; ")))
 }
 
 /// Name the flag in an error about its value: lexopt alone says `cannot parse argument
@@ -216,6 +260,7 @@ fn usage(about: &str, extra_usage: &str) -> String {
 /// a failure that is not the user's typing (a port in use, say). What was printed before
 /// is flushed first (with a bounded wait: see [`console::flush`]).
 pub fn exit_with_error(message: impl Display) -> ! {
+    step::end(); // the terminal back first, where the message can be read
     crate::warn!("error: {message}");
     console::flush();
     std::process::exit(1);
@@ -252,6 +297,37 @@ mod tests {
         assert_eq!(options.record, Some(PathBuf::from("run.json")));
         let error = parse(&["--record"]).unwrap_err().to_string();
         assert!(error.contains("--record"), "{error}");
+    }
+
+    #[test]
+    fn step_is_a_switch_and_refuses_the_flags_that_write_at_the_end() {
+        let Parsed::Run(options) = parse(&["--step", "--virtual-time"]).unwrap() else {
+            panic!("expected options");
+        };
+        assert!(options.step && options.virtual_time);
+        for other in ["--timeline", "--record"] {
+            let error = parse(&["--step", other, "run.file"])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.starts_with("--step cannot be combined with"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_recording_over_its_bounds_says_what_it_left_out() {
+        let mut records = record::Records::default();
+        assert_eq!(bounds_note(&records), None);
+        records.dropped = 7;
+        records.states_dropped = 3;
+        let note = bounds_note(&records).expect("a note");
+        assert!(
+            note.contains("kept the first 0 events, 7 more dropped"),
+            "{note}"
+        );
+        assert!(note.contains("3 steps without"), "{note}");
     }
 
     #[test]

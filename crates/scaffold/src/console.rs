@@ -44,7 +44,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::output::{CAPACITY, Output};
+use crate::output::{CAPACITY, Held, Output};
 
 /// Where this thread's lines go and how they are stamped.
 pub struct Console {
@@ -171,6 +171,16 @@ pub fn flush() {
     }
     // Nobody to tell if standard error itself is not read.
     streams.stderr.flush(STALL);
+}
+
+/// Keep the writer threads from writing (standard output's only if `stdout`) until the
+/// returned sinks are dropped: `--step` draws on the terminal, and a line written there
+/// meanwhile would land in the middle of its panels. Lines said meanwhile wait, never the
+/// one who says them; drop the holds before [`flush`].
+pub(crate) fn hold(stdout: bool) -> (Option<Held<'static>>, Option<Held<'static>>) {
+    let streams = streams();
+    let out = if stdout { streams.stdout.hold() } else { None };
+    (out, streams.stderr.hold())
 }
 
 thread_local! {

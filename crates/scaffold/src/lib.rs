@@ -3,7 +3,7 @@
 //! The [book introduction](../../../docs/book/introduction.html) explains it; no chapter is
 //! about it, and it retraces no seed section. Every stage stands on this crate, stage 1
 //! included: the output contract every example follows (the seed's `print`, plus
-//! `--timestamps`, `--virtual-time`, `--trace`, `--timeline` and `--record`), the scheduler's steps as
+//! `--timestamps`, `--virtual-time`, `--trace`, `--timeline`, `--record` and `--step`), the scheduler's steps as
 //! trace events and their recording, the timeline drawing, the examples' options, and the
 //! echo servers' network helpers. None of it changes from stage to stage, so it lives here
 //! once, apart from the lessons: a stage's crate holds only what its chapter teaches.
@@ -16,6 +16,10 @@
 //! | [`event`](mod@event) | the scheduler's steps as data, in one id scheme | introduction, "Reading a trace" |
 //! | [`emit`] | `event!`: one step, printed as a trace line and recorded | introduction, "Reading a trace" |
 //! | [`record`] | recording a run's events for its timeline | introduction, "Timelines" |
+//! | [`state`] | what a scheduler holds (ready queue, heap, waits), as it reports it | introduction, "Watching a run" |
+//! | [`why`] | why each entry is ready: the cause chain a stepper walks | introduction, "Watching a run" |
+//! | [`steps`] | a recorded run, step by step with its state, for the book's steppers | introduction, "Watching a run" |
+//! | [`step`] | `--step`: the run paused at every step, its scheduler drawn in the terminal | introduction, "Watching a run" |
 //! | [`timeline`] | drawing a recorded run as SVG (`--timeline`) | introduction, "Timelines" |
 //! | [`trace_events`] | a recorded run as Chrome trace events, for Perfetto (`--record`) | introduction, "Watching a run" |
 //! | [`cli`] | the flags every example accepts ([`Options`]) | introduction, "Running the examples" |
@@ -39,8 +43,12 @@ pub mod net;
 pub mod output;
 pub mod record;
 pub mod run_file;
+pub mod state;
+pub mod step;
+pub mod steps;
 pub mod timeline;
 pub mod trace_events;
+pub mod why;
 
 pub use cli::Options;
 pub use clock::{Clock, RealClock, VirtualClock};

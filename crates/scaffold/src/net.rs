@@ -11,168 +11,10 @@
 use std::fmt;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
-use std::rc::Rc;
 
-use crate::cli::{self, Options};
-use crate::clock::Clock;
+mod setup;
 
-/// Where the echo servers listen unless told otherwise: loopback only.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:30000";
-
-/// The `--addr`/`--plain` usage lines the echo servers add to the common flags.
-pub const ECHO_USAGE: &str = concat!(
-    "      --addr ADDR      listen on ADDR (default 127.0.0.1:30000; port 0 picks a free port)\n",
-    "      --plain          echo the bytes unchanged instead of replying `Got:` + data",
-);
-
-/// The echo servers' own flags, `--addr` and `--plain`, with their defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EchoArgs {
-    /// Where to listen.
-    pub addr: SocketAddr,
-    /// How to answer.
-    pub reply: Reply,
-}
-
-impl Default for EchoArgs {
-    fn default() -> Self {
-        EchoArgs {
-            addr: DEFAULT_ADDR.parse().expect("the default address parses"),
-            reply: Reply::Got,
-        }
-    }
-}
-
-impl EchoArgs {
-    /// Take `--addr ADDR` or `--plain` if `name` is one of them: plug this into
-    /// [`Options::parse_with`](crate::Options::parse_with).
-    pub fn flag(&mut self, name: &str, parser: &mut lexopt::Parser) -> Result<bool, lexopt::Error> {
-        use lexopt::ValueExt;
-        match name {
-            "addr" => self.addr = parser.value()?.parse()?,
-            "plain" => self.reply = Reply::Plain,
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-}
-
-/// `--with-producer N`, for the servers that run the seed's producer and consumer beside
-/// themselves (stage 4 onwards).
-pub const PRODUCER_USAGE: &str = concat!(
-    "      --with-producer N\n",
-    "                       also run producer(q, N) and a consumer, as the seed does",
-);
-
-/// Everything an echo server's `main` needs before it can serve: parsed flags, the
-/// installed console, and a listening socket.
-pub struct EchoSetup {
-    /// The clock the flags asked for.
-    pub clock: Rc<dyn Clock>,
-    /// How to answer.
-    pub reply: Reply,
-    /// The listening socket, non-blocking.
-    pub listener: TcpListener,
-    /// `--with-producer N`, if given (only accepted when asked for).
-    pub with_producer: Option<u32>,
-    /// The common flags, for a server that installs a console on another thread too.
-    pub options: Options,
-}
-
-impl EchoSetup {
-    /// Parse this process's flags (the common ones, `--addr`, `--plain`, and
-    /// `--with-producer N` if `producer` is true), install the console and listen. A bad
-    /// flag exits with 2; an address that cannot be listened on exits with 1 and one line
-    /// saying why.
-    pub fn from_args(about: &str, producer: bool) -> EchoSetup {
-        EchoSetup::from_args_with(about, producer, "", |_, _| Ok(false), listen)
-    }
-
-    /// [`EchoSetup::from_args`] for the polling servers of stages 1 to 3, which also
-    /// refuse `--virtual-time` (see [`refused`]).
-    pub fn from_args_polling(about: &str) -> EchoSetup {
-        let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
-        EchoSetup::setup(about, false, true, "", no_flags, listen)
-    }
-
-    /// [`EchoSetup::from_args`] for a server with flags of its own: `extra_usage` lists
-    /// them and `extra` takes them, as in [`Options::parse_with`]; once every flag is
-    /// parsed, `listen_on` makes the listening socket (say, [`listen_reuse_port`] when
-    /// the flags ask for several listeners on one port).
-    pub fn from_args_with(
-        about: &str,
-        producer: bool,
-        extra_usage: &str,
-        extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
-        listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
-    ) -> EchoSetup {
-        EchoSetup::setup(about, producer, false, extra_usage, extra, listen_on)
-    }
-
-    fn setup(
-        about: &str,
-        producer: bool,
-        polling: bool,
-        extra_usage: &str,
-        mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
-        listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
-    ) -> EchoSetup {
-        let mut echo = EchoArgs::default();
-        let mut with_producer = None;
-        let mut usage = ECHO_USAGE.to_owned();
-        for more in [if producer { PRODUCER_USAGE } else { "" }, extra_usage] {
-            if !more.is_empty() {
-                usage = format!("{usage}\n{more}");
-            }
-        }
-        let options = Options::parse_with(about, &usage, |flag, args| {
-            if producer && flag == "with-producer" {
-                use lexopt::ValueExt;
-                with_producer = Some(args.value()?.parse::<u32>()?);
-                return Ok(true);
-            }
-            Ok(echo.flag(flag, args)? || extra(flag, args)?)
-        });
-        if let Some(why) = refused(&options, polling) {
-            eprintln!("error: {why}");
-            std::process::exit(2);
-        }
-        let clock = options.install();
-        let listener = listen_on(echo.addr).unwrap_or_else(|error| cli::exit_with_error(error));
-        if let Ok(addr) = listener.local_addr() {
-            eprintln!("listening on {addr} (Ctrl-C to stop)");
-        }
-        EchoSetup {
-            clock,
-            reply: echo.reply,
-            listener,
-            with_producer,
-            options,
-        }
-    }
-}
-
-/// Why an echo server refuses the flags in `options`, if it does; `polling` for the
-/// servers of stages 1 to 3.
-pub fn refused(options: &Options, polling: bool) -> Option<&'static str> {
-    if options.timeline.is_some() || options.record.is_some() {
-        // A picture (or a recording) is written when a program ends, and a server ends
-        // only when it is killed: refuse the flag rather than promise a file that never comes.
-        return Some(
-            "--timeline, --record: an echo server serves until it is interrupted, so it would \
-             never write their file (stage 4's scripted I/O test draws a timeline)",
-        );
-    }
-    if polling && options.virtual_time {
-        // The polls' 10 ms sleeps would take no time: the server would never wait, and
-        // spin a core for as long as it runs (stages 4 and 5 wait in `select`, for real).
-        return Some(
-            "--virtual-time: a polling server on the virtual clock never waits between \
-             polls, and would spin a whole core; it runs on the real clock only",
-        );
-    }
-    None
-}
+pub use setup::{DEFAULT_ADDR, ECHO_USAGE, EchoArgs, EchoSetup, Ends, PRODUCER_USAGE, refused};
 
 /// Why a server could not start listening.
 #[derive(Debug)]
@@ -298,6 +140,7 @@ pub fn out_of_resources(error: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::Options;
 
     #[test]
     fn a_port_in_use_is_a_clear_error() {
@@ -361,10 +204,25 @@ mod tests {
             timestamps: true,
             ..Options::default()
         };
-        let why = refused(&virtual_time, true).expect("refused");
+        let why = refused(&virtual_time, Ends::Polling).expect("refused");
         assert!(why.starts_with("--virtual-time: "), "{why}");
-        assert_eq!(refused(&virtual_time, false), None);
-        assert_eq!(refused(&Options::default(), true), None);
+        assert_eq!(refused(&virtual_time, Ends::WhenKilled), None);
+        assert_eq!(refused(&Options::default(), Ends::Polling), None);
+    }
+
+    /// A recording is written when the program ends: only a server that ends gracefully
+    /// (stage 5's, on a signal) takes `--record` and `--timeline`.
+    #[test]
+    fn only_a_server_that_ends_gracefully_records() {
+        let record = Options {
+            record: Some("run.json".into()),
+            ..Options::default()
+        };
+        for ends in [Ends::Polling, Ends::WhenKilled] {
+            let why = refused(&record, ends).expect("refused");
+            assert!(why.starts_with("--timeline, --record: "), "{why}");
+        }
+        assert_eq!(refused(&record, Ends::Gracefully), None);
     }
 
     #[test]

@@ -141,6 +141,29 @@ impl Output {
     }
 }
 
+/// The sink of an [`Output`], taken from its writer thread: while this lives the writer
+/// writes nothing (its lines wait, as for a slow reader), and whoever holds it writes to the
+/// sink directly. `--step` holds the terminal this way while it draws there.
+pub struct Held<'a>(MutexGuard<'a, Box<dyn Write + Send>>);
+
+impl Output {
+    /// Take the sink from the writer thread until the [`Held`] is dropped; `None` when
+    /// there is no writer thread (the caller writes directly, and would wait on itself).
+    /// Release it before a [`Output::flush`], which would count the waiting lines lost.
+    pub fn hold(&self) -> Option<Held<'_>> {
+        (!self.direct).then(|| Held(self.shared.sink()))
+    }
+}
+
+impl Write for Held<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 impl Drop for Output {
     fn drop(&mut self) {
         self.shared.lock().closing = true;
@@ -326,6 +349,20 @@ mod tests {
         drop(open); // the reader reads again
         assert_eq!(output.flush(Duration::from_secs(60)), 38);
         assert_eq!(*out.0.lock().unwrap(), lines(12).concat().into_bytes());
+    }
+
+    #[test]
+    fn a_held_sink_keeps_the_lines_back_until_it_is_released() {
+        let out = Recorder::default();
+        let output = Output::spawn("test-output", out.clone(), CAPACITY);
+        let mut held = output.hold().expect("a writer thread");
+        assert!(output.line("kept back\n"));
+        held.write_all(b"drawn\n").unwrap();
+        std::thread::sleep(Duration::from_millis(20)); // a writer not held would write now
+        assert_eq!(*out.0.lock().unwrap(), b"drawn\n");
+        drop(held);
+        assert_eq!(output.flush(Duration::from_secs(60)), 0);
+        assert_eq!(*out.0.lock().unwrap(), b"drawn\nkept back\n");
     }
 
     #[test]

@@ -6,6 +6,17 @@
 //! the recording's clock. [`crate::timeline`] draws the picture from them afterwards. The
 //! recording is bounded ([`LIMIT`] events): a long run on the real clock keeps its first
 //! events and says that it stopped there, instead of growing without end.
+//!
+//! While a scheduler is under watch ([`crate::state::watch`]), each record also keeps the
+//! scheduler's state as the step is reported, with the causes of what is ready
+//! ([`crate::why::Snapshot`]). A scheduler reports a step once it has made it (the callback
+//! is in the queue when `call_soon` is reported), so that is the state the step left. A
+//! state equal to the one before is shared, not copied; at most [`STATE_LIMIT`] distinct
+//! states are kept.
+//!
+//! A [`Hook`] ([`set_hook`]) is shown each record as it is kept, state included: `--step`
+//! pauses there ([`crate::step`]). It is called once the recording is no longer borrowed,
+//! so that it may take its time (it waits for a key) and stop itself.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -14,9 +25,14 @@ use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::event::Event;
+use crate::state;
+use crate::why::{Causes, Snapshot};
 
 /// At most this many events are kept; later ones are counted, not stored.
 pub const LIMIT: usize = 100_000;
+
+/// At most this many distinct states are kept; later steps are kept without one.
+pub const STATE_LIMIT: usize = 20_000;
 
 /// One event and when it was reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +41,19 @@ pub struct Record {
     pub at: Duration,
     /// What happened.
     pub event: Event,
+    /// The scheduler's state after it happened, if a scheduler was under watch.
+    pub state: Option<Rc<Snapshot>>,
+}
+
+impl Record {
+    /// `event` at `at`, with no state.
+    pub fn new(at: Duration, event: Event) -> Record {
+        Record {
+            at,
+            event,
+            state: None,
+        }
+    }
 }
 
 /// Everything one recording kept.
@@ -34,14 +63,56 @@ pub struct Records {
     pub records: Vec<Record>,
     /// How many events came after [`LIMIT`] and were dropped.
     pub dropped: usize,
+    /// How many steps were kept without their state, after [`STATE_LIMIT`].
+    pub states_dropped: usize,
 }
 
 struct Recording {
     clock: Rc<dyn Clock>,
     records: Records,
+    causes: Causes,
+    /// The last state kept, to share when the next is equal.
+    last: Option<Rc<Snapshot>>,
+    /// How many distinct states are kept.
+    states: usize,
 }
 
+impl Recording {
+    /// Give the last record the state `now`. An iteration's start changes no queue: it is
+    /// reported just before the iteration's first step, which is already made by then, so
+    /// it keeps the queues before, with its number and nothing running.
+    fn settle(&mut self, now: Option<state::State>) {
+        let iteration = matches!(self.records.records.last(), Some(r) if matches!(r.event, Event::Iteration(_)));
+        let snapshot = match (&self.last, now) {
+            (Some(last), _) if iteration => self.causes.renumber(last),
+            (_, Some(now)) => self.causes.snapshot(now),
+            (_, None) => return,
+        };
+        let Some(last) = self.records.records.last_mut() else {
+            return;
+        };
+        last.state = match &self.last {
+            Some(same) if **same == snapshot => Some(same.clone()),
+            _ if self.states >= STATE_LIMIT => {
+                self.records.states_dropped += 1;
+                None
+            }
+            _ => {
+                self.states += 1;
+                let kept = Rc::new(snapshot);
+                self.last = Some(kept.clone());
+                Some(kept)
+            }
+        };
+    }
+}
+
+/// What is shown each kept record: its index in the recording, and the record. It returns
+/// whether it wants the next one (`false` removes it).
+pub type Hook = Box<dyn FnMut(usize, &Record) -> bool>;
+
 thread_local! {
+    static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
     static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
     /// Who wants events on this thread: the trace, the recording, both or neither. One
     /// `Cell` read answers `event!`'s question, so that an untraced run pays almost nothing
@@ -77,14 +148,19 @@ pub fn start(clock: Rc<dyn Clock>) {
         *r.borrow_mut() = Some(Recording {
             clock,
             records: Records::default(),
+            causes: Causes::default(),
+            last: None,
+            states: 0,
         })
     });
     listen(RECORD, true);
+    state::set_on(true);
 }
 
 /// Stop recording and return what was recorded (nothing, if no recording was on).
 pub fn stop() -> Records {
     listen(RECORD, false);
+    state::set_on(false);
     RECORDING.with(|r| r.borrow_mut().take().map(|r| r.records).unwrap_or_default())
 }
 
@@ -100,17 +176,49 @@ pub fn record(event: Event) {
     if !recording() {
         return;
     }
-    RECORDING.with(|r| {
-        if let Some(recording) = r.borrow_mut().as_mut() {
-            let records = &mut recording.records;
-            if records.records.len() < LIMIT {
-                let at = recording.clock.now();
-                records.records.push(Record { at, event });
-            } else {
-                records.dropped += 1;
-            }
+    // Asked before the recording is borrowed: the inspector borrows the scheduler, and a
+    // scheduler reports a step once it has made it, so this is the state the step left.
+    let now = state::inspect();
+    let hooked = HOOK.with(|h| h.borrow().is_some());
+    let kept = RECORDING.with(|r| {
+        let mut r = r.borrow_mut();
+        let recording = r.as_mut()?;
+        let step = recording.records.records.len();
+        if step >= LIMIT {
+            recording.records.dropped += 1;
+            return None;
         }
+        let running = now.as_ref().and_then(|s| s.running);
+        recording.causes.note(step, &event, running);
+        let at = recording.clock.now();
+        recording.records.records.push(Record::new(at, event));
+        recording.settle(now);
+        // A copy only for a hook: the event and a shared pointer to its state.
+        let last = recording.records.records.last().filter(|_| hooked);
+        last.map(|record| (step, record.clone()))
     });
+    if let Some((step, record)) = kept {
+        show(step, &record);
+    }
+}
+
+/// Show `record` to the hook, out of its cell while it runs: it may wait, or end itself.
+fn show(step: usize, record: &Record) {
+    let Some(mut hook) = HOOK.with(|h| h.borrow_mut().take()) else {
+        return;
+    };
+    if hook(step, record) {
+        // Unless the hook set another while it ran, it is this one again.
+        HOOK.with(|h| {
+            h.borrow_mut().get_or_insert(hook);
+        });
+    }
+}
+
+/// Show every record kept from now on to `hook` (`None`: to nobody); returns the hook it
+/// replaces. Dropping a hook ends what it holds (`--step`'s terminal, say).
+pub fn set_hook(hook: Option<Hook>) -> Option<Hook> {
+    HOOK.with(|h| std::mem::replace(&mut *h.borrow_mut(), hook))
 }
 
 /// Keep a line of program output (the console calls this for every `say!`).
@@ -138,17 +246,31 @@ mod tests {
         assert_eq!(
             records.records,
             [
-                Record {
-                    at: Duration::ZERO,
-                    event: Event::note("first")
-                },
-                Record {
-                    at: Duration::from_secs(2),
-                    event: Event::Say("Down 4".into())
-                },
+                Record::new(Duration::ZERO, Event::note("first")),
+                Record::new(Duration::from_secs(2), Event::Say("Down 4".into())),
             ]
         );
         assert_eq!(stop(), Records::default());
+    }
+
+    #[test]
+    fn a_hook_sees_each_kept_record_until_it_says_no_more() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let into = seen.clone();
+        set_hook(Some(Box::new(move |step, record| {
+            into.borrow_mut().push((step, record.event.clone()));
+            step < 1
+        })));
+        start(VirtualClock::new());
+        for name in ["a", "b", "c"] {
+            record(Event::note(name));
+        }
+        assert_eq!(stop().records.len(), 3);
+        assert_eq!(
+            *seen.borrow(),
+            [(0, Event::note("a")), (1, Event::note("b"))]
+        );
+        assert!(set_hook(None).is_none(), "it removed itself");
     }
 
     #[test]

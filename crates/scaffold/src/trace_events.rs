@@ -14,6 +14,11 @@
 //! nest. So `ts` is a logical tick, the step's index in the recording, one microsecond
 //! apart; each event keeps the clock's time, in seconds, in its `args` (`{"clock": 1.5}`),
 //! and the `clock` counter shows how the clock moved against the ticks.
+//!
+//! Where the scheduler was under watch, each step that changed its state adds an instant
+//! (`i`) named `state` on the loop's track, with the state in its `args` as the book's
+//! stepper reads it ([`crate::steps::state_json`]): click it in Perfetto to see the ready
+//! queue, the heap and the waits at that step.
 
 use std::path::Path;
 use std::time::Duration;
@@ -23,6 +28,7 @@ use serde_json::{Value, json};
 use crate::event::Event;
 use crate::record::{Record, Records};
 use crate::run_file;
+use crate::steps;
 use crate::timeline::{lanes, model::BarKind};
 
 /// The process id every event carries: a run is one process.
@@ -60,10 +66,7 @@ fn ticked(records: &[Record]) -> Vec<Record> {
         event
     };
     let steps = records.iter().enumerate();
-    let ticked = steps.map(|(i, r)| Record {
-        at: tick(i),
-        event: retime(i, &r.event),
-    });
+    let ticked = steps.map(|(i, r)| Record::new(tick(i), retime(i, &r.event)));
     ticked.collect()
 }
 
@@ -83,6 +86,12 @@ pub fn to_json(title: &str, records: &Records) -> String {
         let (kept, dropped) = (steps.len(), records.dropped);
         name.push_str(&format!(
             " (the first {kept} events only, {dropped} more dropped)"
+        ));
+    }
+    if records.states_dropped > 0 {
+        let (limit, without) = (crate::record::STATE_LIMIT, records.states_dropped);
+        name.push_str(&format!(
+            " (the scheduler's state kept for its first {limit} changes; {without} steps without)"
         ));
     }
     let meta = |name: &str, tid: usize, args: Value| json!({"ph": "M", "name": name, "pid": PID, "tid": tid, "args": args});
@@ -191,6 +200,19 @@ pub fn to_json(title: &str, records: &Records) -> String {
         events.push(json!({"ph": "f", "bp": "e", "cat": "wake", "name": "wake", "id": n + 1, "pid": PID, "tid": arrow.to + 1, "ts": to, "args": args}));
     }
 
+    // The scheduler's state, where it changed: an instant on the loop's track, the state
+    // in its args (what the book's stepper shows, `crate::steps`).
+    let mut last = None;
+    for (i, record) in steps.iter().enumerate() {
+        let Some(state) = &record.state else { continue };
+        if last.is_some_and(|l| std::rc::Rc::ptr_eq(l, state)) {
+            continue;
+        }
+        last = Some(state);
+        let args = json!({"clock": record.at.as_secs_f64(), "state": steps::state_json(state)});
+        events.push(json!({"ph": "i", "s": "t", "name": "state", "cat": "state", "pid": PID, "tid": 0, "ts": i, "args": args}));
+    }
+
     // Counters: the queues as the scheduler reported them, and the clock against the ticks.
     let counter = |name: &str, ts: u64, args: Value| json!({"ph": "C", "name": name, "pid": PID, "tid": 0, "ts": ts, "args": args});
     for &(at, length) in &timeline.ready {
@@ -218,7 +240,7 @@ pub fn to_json(title: &str, records: &Records) -> String {
     let trace = json!({
         "traceEvents": events,
         "displayTimeUnit": "ms",
-        "otherData": {"ts": clock_kind, "dropped": records.dropped},
+        "otherData": {"ts": clock_kind, "dropped": records.dropped, "states_dropped": records.states_dropped},
     });
     trace.to_string()
 }

@@ -29,6 +29,8 @@ use scaffold::event::{Event, Id};
 
 use crate::timer::TimerHeap;
 
+mod inspect;
+
 /// A scheduled callback, with the number the trace knows it by. The seed's callbacks are
 /// Python functions of no arguments; ours take the scheduler `S` that runs them, which
 /// replaces the seed's global `sched`. (Generic so that stage 4's scheduler, which adds
@@ -105,15 +107,16 @@ struct Inner {
 impl Scheduler {
     /// An empty scheduler running on `clock`.
     pub fn new(clock: Rc<dyn Clock>) -> Scheduler {
-        Scheduler {
-            inner: Rc::new(Inner {
-                clock,
-                ready: RefCell::new(VecDeque::new()),
-                sleeping: RefCell::new(TimerHeap::new()),
-                next_id: Cell::new(0),
-                running: Cell::new(None),
-            }),
-        }
+        let inner = Rc::new(Inner {
+            clock,
+            ready: RefCell::new(VecDeque::new()),
+            sleeping: RefCell::new(TimerHeap::new()),
+            next_id: Cell::new(0),
+            running: Cell::new(None),
+        });
+        // A recording (if one is on) reads our queues at every step (`inspect.rs`).
+        scaffold::state::watch(&inner);
+        Scheduler { inner }
     }
 
     /// The current time on this scheduler's clock, as time since start.
@@ -137,8 +140,8 @@ impl Scheduler {
     pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
         let callback = self.wrap(callback);
         let id = callback.id;
-        event!(Event::CallSoon { id: id.into() });
         self.inner.ready.borrow_mut().push_back(callback);
+        event!(Event::CallSoon { id: id.into() });
         id
     }
     // ANCHOR_END: call_soon
@@ -212,6 +215,7 @@ impl Scheduler {
                 let Some(callback) = next else { break };
                 self.report_run(callback.id); // `run c3` in the trace
                 callback.call(self);
+                self.inner.running.set(None); // between callbacks, nothing runs
             }
         }
         event!(Event::Done {
@@ -230,11 +234,9 @@ impl Scheduler {
 
     /// Report that callback `id` runs, and remember it as the one running.
     fn report_run(&self, id: CallbackId) {
-        if scaffold::emit::enabled() {
-            scaffold::emit::emit(self.queues());
-            scaffold::emit::emit(Event::Run { id: id.into() });
-        }
+        event!(self.queues());
         self.inner.running.set(Some(id));
+        event!(Event::Run { id: id.into() });
     }
 }
 

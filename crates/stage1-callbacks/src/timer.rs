@@ -146,6 +146,12 @@ impl<T, D: Ord + Copy> TimerHeap<T, D> {
         self.heap.retain(keep);
     }
 
+    /// Every timer, in the heap's own order (not the order they pop in): what a
+    /// recording's snapshot of the heap reads.
+    pub fn iter(&self) -> impl Iterator<Item = &Timer<T, D>> {
+        self.heap.iter()
+    }
+
     /// Take every timer out, in no particular order (a loop that closes drops them). The
     /// sequence counter goes on from where it was.
     pub fn drain(&mut self) -> impl Iterator<Item = Timer<T, D>> + '_ {

@@ -36,6 +36,8 @@ use stage1::TimerHeap;
 
 use crate::runtime::{self, Runtime, Suspended};
 
+mod inspect;
+
 /// A coroutine as the scheduler holds it: any future of `()`, boxed and pinned.
 pub type Coroutine = Pin<Box<dyn Future<Output = ()>>>;
 
@@ -76,16 +78,17 @@ struct Inner {
 impl Scheduler {
     /// An empty scheduler running on `clock`.
     pub fn new(clock: Rc<dyn Clock>) -> Scheduler {
-        Scheduler {
-            inner: Rc::new(Inner {
-                clock,
-                tasks: RefCell::new(HashMap::new()),
-                ready: RefCell::new(VecDeque::new()),
-                sleeping: RefCell::new(TimerHeap::new()),
-                current: Cell::new(None),
-                next_id: Cell::new(0),
-            }),
-        }
+        let inner = Rc::new(Inner {
+            clock,
+            tasks: RefCell::new(HashMap::new()),
+            ready: RefCell::new(VecDeque::new()),
+            sleeping: RefCell::new(TimerHeap::new()),
+            current: Cell::new(None),
+            next_id: Cell::new(0),
+        });
+        // A recording (if one is on) reads our queues at every step (`inspect.rs`).
+        scaffold::state::watch(&inner);
+        Scheduler { inner }
     }
 
     /// The current time on this scheduler's clock.
@@ -97,12 +100,12 @@ impl Scheduler {
     pub fn new_task(&self, coroutine: impl Future<Output = ()> + 'static) -> TaskId {
         let id = TaskId(self.inner.next_id.get() + 1);
         self.inner.next_id.set(id.0);
-        event!(Event::NewTask { task: id.into() });
         self.inner
             .tasks
             .borrow_mut()
             .insert(id, Box::pin(coroutine));
         self.inner.ready.borrow_mut().push_back(id);
+        event!(Event::NewTask { task: id.into() });
         id
     }
 
@@ -169,10 +172,10 @@ impl Inner {
         let Some(mut coroutine) = self.tasks.borrow_mut().remove(&id) else {
             return; // finished already; a finished task is never resumed
         };
-        event!(Event::Step { task: id.into() });
         // `outer` is a task whose step called `run` itself, if any: it is current again
         // once this step is over.
         let outer = self.current.replace(Some(id));
+        event!(Event::Step { task: id.into() });
         let mut cx = Context::from_waker(Waker::noop());
         let poll = coroutine.as_mut().poll(&mut cx);
         let still_current = self.current.replace(outer) == Some(id);
@@ -205,11 +208,11 @@ impl Runtime for Inner {
             // The scheduler may be gone by the time a waker fires: then there is no one
             // left to run the task, and nothing to do.
             if let Some(inner) = scheduler.upgrade() {
+                inner.ready.borrow_mut().push_back(id);
                 event!(Event::Wake {
                     to: id.into(),
                     by: ""
                 });
-                inner.ready.borrow_mut().push_back(id);
             }
         })
     }

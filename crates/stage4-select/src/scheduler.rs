@@ -26,6 +26,8 @@ use stage1::{CallbackId, Schedule, TimerHeap, scheduler::Callback};
 
 use crate::selector::{Interest, MioSelector, Selector};
 
+mod inspect;
+
 /// The callback scheduler with I/O waits. Cloning gives another handle to the same one.
 #[derive(Clone)]
 pub struct Scheduler {
@@ -40,6 +42,7 @@ struct Inner {
     waiting: RefCell<HashMap<(RawFd, Interest), Callback<Scheduler>>>, // the seed's two dicts
     selector: RefCell<Box<dyn Selector>>,
     next_id: Cell<u64>,
+    running: Cell<Option<CallbackId>>, // set while a step is reported, for a recording
 }
 // ANCHOR_END: state
 
@@ -51,16 +54,18 @@ impl Scheduler {
 
     /// An empty scheduler on `clock`, sleeping in `selector`: how a test brings a fake.
     pub fn with_selector(clock: Rc<dyn Clock>, selector: impl Selector + 'static) -> Scheduler {
-        Scheduler {
-            inner: Rc::new(Inner {
-                clock,
-                ready: RefCell::new(VecDeque::new()),
-                sleeping: RefCell::new(TimerHeap::new()),
-                waiting: RefCell::new(HashMap::new()),
-                selector: RefCell::new(Box::new(selector)),
-                next_id: Cell::new(0),
-            }),
-        }
+        let inner = Rc::new(Inner {
+            clock,
+            ready: RefCell::new(VecDeque::new()),
+            sleeping: RefCell::new(TimerHeap::new()),
+            waiting: RefCell::new(HashMap::new()),
+            selector: RefCell::new(Box::new(selector)),
+            next_id: Cell::new(0),
+            running: Cell::new(None),
+        });
+        // A recording (if one is on) reads our queues at every step (`inspect.rs`).
+        scaffold::state::watch(&inner);
+        Scheduler { inner }
     }
 
     /// The current time on this scheduler's clock.
@@ -78,8 +83,8 @@ impl Scheduler {
     pub fn call_soon(&self, callback: impl FnOnce(&Scheduler) + 'static) -> CallbackId {
         let callback = self.wrap(callback);
         let id = callback.id;
-        event!(Event::CallSoon { id: id.into() });
         self.inner.ready.borrow_mut().push_back(callback);
+        event!(Event::CallSoon { id: id.into() });
         id
     }
 
@@ -133,15 +138,13 @@ impl Scheduler {
         // The selector refuses a second wait, and a bad fd, before anything is stored.
         self.inner.selector.borrow_mut().add(fd, interest)?;
         let callback = self.wrap(callback);
-        event!(Event::IoWait {
-            fd,
-            interest: interest.name(),
-            id: callback.id.into()
-        });
+        let id = callback.id.into();
         self.inner
             .waiting
             .borrow_mut()
             .insert((fd, interest), callback);
+        let interest = interest.name();
+        event!(Event::IoWait { fd, interest, id });
         Ok(())
     }
 
@@ -187,6 +190,7 @@ impl Scheduler {
             self.report_run(callback.id); // `run c3` in the trace
             callback.call(self);
         }
+        self.inner.running.set(None); // between turns, nothing runs
         Ok(())
     }
     // ANCHOR_END: run
@@ -219,13 +223,11 @@ impl Scheduler {
             .borrow_mut()
             .select(timeout, &mut events)?;
         for &(fd, interest) in &events {
-            if let Some(callback) = self.inner.waiting.borrow_mut().remove(&(fd, interest)) {
-                event!(Event::IoReady {
-                    fd,
-                    interest: interest.name(),
-                    id: callback.id.into()
-                });
+            let waiter = self.inner.waiting.borrow_mut().remove(&(fd, interest));
+            if let Some(callback) = waiter {
+                let (interest, id) = (interest.name(), callback.id.into());
                 self.inner.ready.borrow_mut().push_back(callback);
+                event!(Event::IoReady { fd, interest, id });
             }
         }
         // ANCHOR_END: wait_select
@@ -242,12 +244,9 @@ impl Scheduler {
         loop {
             let due = self.inner.sleeping.borrow_mut().pop_due(now);
             let Some(timer) = due else { break };
-            event!(Event::TimerDue {
-                id: timer.item.id.into(),
-                due: timer.deadline,
-                seq: timer.sequence
-            });
+            let (id, due, seq) = (timer.item.id.into(), timer.deadline, timer.sequence);
             self.inner.ready.borrow_mut().push_back(timer.item);
+            event!(Event::TimerDue { id, due, seq });
         }
         Ok(())
     }
@@ -261,10 +260,12 @@ impl Scheduler {
         Event::Queues { ready, timers }
     }
 
-    /// Report that callback `id` runs.
+    /// Report that callback `id` runs (and only then set `running`: only a report reads it).
     fn report_run(&self, id: CallbackId) {
         if scaffold::emit::enabled() {
+            self.inner.running.set(None); // the one before has returned
             scaffold::emit::emit(self.queues());
+            self.inner.running.set(Some(id));
             scaffold::emit::emit(Event::Run { id: id.into() });
         }
     }

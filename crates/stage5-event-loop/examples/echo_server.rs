@@ -265,7 +265,9 @@ fn main() {
         loops: flags.loops.get(),
         with_producer: setup.with_producer,
     };
-    let outcome = loops::run(setup.clock, setup.options, setup.listener, &config);
+    let outcome = loops::run(setup.clock, setup.options.clone(), setup.listener, &config);
+    // Loop 0's `--timeline` and `--record`, written however the server stopped.
+    setup.options.finish();
     if let Err(error) = outcome {
         scaffold::cli::exit_with_error(error);
     }

@@ -107,15 +107,12 @@ impl EventLoop {
                 callback(lp);
             }
         });
-        loop_event!(
-            self,
-            scaffold::Event::IoWait {
-                fd,
-                interest: interest.name(),
-                id: handle.trace_id()
-            }
-        );
-        self.add_waiter(fd, interest, Waiter::Callback(handle))?;
+        let id = handle.trace_id();
+        // Reported once the waiter is in, whether it got in or not (the trace says so).
+        let added = self.add_waiter(fd, interest, Waiter::Callback(handle));
+        let interest = interest.name();
+        loop_event!(self, scaffold::Event::IoWait { fd, interest, id });
+        added?; // `has_waiter` said no: there is no old waiter to hand back
         Ok(())
     }
     // ANCHOR_END: wait_once

@@ -5,7 +5,8 @@
 //! that connects once the server has stopped accepting is refused at once, as asyncio's
 //! `Server.close` refuses it by closing the listening socket. Each server runs in a child
 //! process (see `child_server`), so the signals reach only it. A second SIGINT cuts what
-//! is open at once; each of these runs with `--api protocol` and `--api streams` too.
+//! is open at once; each of these runs with `--api protocol` and `--api streams` too. A
+//! server asked to `--record` writes its run when the signal has stopped it.
 
 #[allow(dead_code)]
 #[path = "../examples/echo_server.rs"]
@@ -21,6 +22,48 @@ use loadgen::child::Signal;
 use loadgen::client;
 
 const CHILD: &str = "STAGE5_GRACEFUL_CHILD";
+const RECORDING_CHILD: &str = "STAGE5_RECORDING_CHILD";
+
+/// Where the child of the test run by process `parent` writes its recording.
+fn recording_of(parent: u32) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("echo-{parent}.json"))
+}
+
+#[test]
+fn a_server_stopped_by_a_signal_writes_the_recording_asked_for() {
+    if std::env::var_os(RECORDING_CHILD).is_some() {
+        let options = scaffold::Options {
+            record: Some(recording_of(std::os::unix::process::parent_id())),
+            ..scaffold::Options::default()
+        };
+        return child_server::serve_with(options, 1, child_server::GRACE, Api::Sock);
+    }
+    let path = recording_of(std::process::id());
+    let (child, addr) = child_server::start(
+        "a_server_stopped_by_a_signal_writes_the_recording_asked_for",
+        RECORDING_CHILD,
+    );
+    for _ in 0..3 {
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", b"hello\n").unwrap();
+    }
+    child.signal(Signal::Term).unwrap();
+    let finished = child.finish().unwrap();
+    child_server::assert_exited_well(&finished, 3);
+    let text = std::fs::read_to_string(&path).expect("the recording is written");
+    std::fs::remove_file(&path).expect("the test's own file");
+    let trace: serde_json::Value = serde_json::from_str(&text).expect("the JSON parses");
+    let events = trace["traceEvents"].as_array().expect("trace events");
+    let named = |ph: &str, name: &str| {
+        let same = |e: &&serde_json::Value| e["ph"] == ph && e["name"] == name;
+        events.iter().filter(same).count()
+    };
+    // Each client's handler task ran (a track of its own), the loop waited in select, and
+    // the scheduler's state was recorded on the way.
+    assert!(named("X", "run") >= 3, "too few runs in {text}");
+    assert!(named("X", "select") >= 1, "no select in {text}");
+    assert!(named("i", "state") >= 3, "no state in {text}");
+}
 
 #[test]
 fn sigterm_mid_transfer_echoes_everything_read_then_eof() {

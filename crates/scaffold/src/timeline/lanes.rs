@@ -273,10 +273,7 @@ mod tests {
     use super::*;
 
     fn at(secs: u64, event: Event) -> Record {
-        Record {
-            at: Duration::from_secs(secs),
-            event,
-        }
+        Record::new(Duration::from_secs(secs), event)
     }
 
     const C: fn(u64) -> Id = Id::Callback;

@@ -15,6 +15,8 @@ use std::time::Duration;
 use super::model::{Arrow, Bar, BarKind, Lane, Timeline};
 use super::style::{STYLE, clip, escape, fan, tick_step};
 
+mod legend;
+
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
 const X1: f64 = 735.0;
@@ -170,32 +172,6 @@ impl Canvas {
             i += 1;
         }
     }
-
-    fn legend(&mut self, y: f64) {
-        let rect = |class| {
-            format!(r#"<rect class="{class}" x="0" y="-9" width="22" height="10" rx="2"/>"#)
-        };
-        let items = [
-            (
-                r#"<circle class="run" cx="11" cy="-4" r="3.5"/>"#.to_owned(),
-                "runs",
-            ),
-            (rect("sleep"), "sleeps"),
-            (rect("queue"), "waits on a queue"),
-            (rect("io"), "waits on a socket"),
-            (
-                r#"<line class="wake" x1="3" y1="-4" x2="19" y2="-4" marker-end="url(#arrow)"/>"#
-                    .to_owned(),
-                "wakes",
-            ),
-            (rect("idle-sleep"), "loop idle"),
-        ];
-        let mut x = 8.0;
-        for (shape, word) in items {
-            writeln!(self.out, r#"<g transform="translate({x:.1},{y:.1})">{shape}<text x="28" y="0">{word}</text></g>"#).ok();
-            x += 36.0 + word.len() as f64 * 6.0;
-        }
-    }
 }
 
 /// Where each wake arrow is drawn across (see [`fan`]).
@@ -203,8 +179,8 @@ fn arrow_xs(canvas: &Canvas, arrows: &[Arrow]) -> Vec<f64> {
     fan(arrows.iter().map(|arrow| canvas.x(arrow.at)), ARROW_GAP)
 }
 
-/// The timeline as a complete SVG document, titled `title`.
-pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+/// The empty canvas `timeline` is drawn on: its span of time fixes where each moment is.
+fn canvas(timeline: &Timeline) -> Canvas {
     let end = timeline.end.as_secs_f64().max(0.001);
     let mut canvas = Canvas {
         out: String::new(),
@@ -219,6 +195,19 @@ pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
         }
         canvas.span *= (X1 - X0) / (X1 - X0 - over);
     }
+    canvas
+}
+
+/// Where [`render`] draws the moment `at` of `timeline`, in the picture's pixels: a
+/// stepper's cursor stands there.
+pub fn x_of(timeline: &Timeline, at: Duration) -> f64 {
+    canvas(timeline).x(at)
+}
+
+/// The timeline as a complete SVG document, titled `title`.
+pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+    let end = timeline.end.as_secs_f64().max(0.001);
+    let mut canvas = canvas(timeline);
     let rows = timeline.lanes.len() + 1;
     let axis = TOP + rows as f64 * LANE + 4.0;
     let charts = axis + 26.0;

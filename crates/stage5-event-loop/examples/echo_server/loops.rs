@@ -56,9 +56,10 @@ pub fn run(
     for i in 1..config.loops {
         let listener = scaffold::net::listen_reuse_port(addr).map_err(Error::custom)?;
         let settings = named(&config.settings, i, config.loops);
-        // Only loop 0 records a `--timeline`: one file, one writer.
+        // Only loop 0 records a `--timeline` and a `--record`: one file, one writer.
         let options = Options {
             timeline: None,
+            record: None,
             ..options.clone()
         };
         others

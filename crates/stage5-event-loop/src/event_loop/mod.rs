@@ -19,7 +19,9 @@
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
 //! - `reuse.rs`: not asyncio's, what the loop keeps and uses again to allocate less (its
-//!   tasks' step handles, step 3's buffers, `sock_recv`'s scratch buffer: "Going further").
+//!   tasks' step handles, step 3's buffers, `sock_recv`'s scratch buffer: "Going further");
+//! - `inspect.rs`: not asyncio's, what the loop holds, counted, and listed for a recording
+//!   (the introduction's "Watching a run").
 //!
 //! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
 //! and chapter 7's I/O table, self-pipe and signal table in `parts/`.
@@ -51,6 +53,7 @@ use crate::parts::signal_table::SignalTable;
 pub(crate) mod timers;
 
 mod exceptions;
+mod inspect;
 mod lifecycle;
 mod reuse;
 mod run_once;
@@ -153,6 +156,7 @@ struct LoopInner {
     remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
     signals: RefCell<SignalTable<EventLoop>>,
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
+    running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
 }
 // ANCHOR_END: state
 
@@ -198,7 +202,9 @@ impl EventLoop {
             remote: Arc::new(remote),
             signals: RefCell::default(),
             reuse: reuse::Reuse::default(),
+            running_handle: Cell::new(None),
         });
+        scaffold::state::watch(&inner); // a recording reads the loop (`inspect.rs`)
         let lp = EventLoop { inner, owner: true };
         lp.live_on_this_thread();
         lp.watch_self_pipe()?;
@@ -246,21 +252,6 @@ impl EventLoop {
         } else {
             Ok(())
         }
-    }
-
-    /// How many handles wait in the ready queue.
-    pub fn ready_len(&self) -> usize {
-        self.inner.ready.borrow().len()
-    }
-
-    /// How many timers are in the heap, cancelled ones included.
-    pub fn scheduled_len(&self) -> usize {
-        self.inner.scheduled.borrow().len()
-    }
-
-    /// How many timers in the heap are known to be cancelled.
-    pub fn timer_cancelled_count(&self) -> usize {
-        self.inner.scheduled.borrow().cancelled_count()
     }
 
     /// The live tasks' table (chapter 6), for `create_task` and the wakers.

@@ -66,6 +66,7 @@ impl EventLoop {
         }
         if let Some((cancelled, before)) = scheduled.rebuild_if_mostly_cancelled() {
             let after = scheduled.len();
+            drop(scheduled); // a report may look at the heap (`inspect.rs`)
             loop_trace!(
                 self,
                 "clean heap: {cancelled} of {before} timers cancelled: rebuilt with {after}"
@@ -73,8 +74,10 @@ impl EventLoop {
             return;
         }
         while let Some(handle) = scheduled.pop_cancelled_head() {
+            drop(scheduled); // a report may look at the heap
             let id = handle.trace_id();
             loop_trace!(self, "clean heap: drop cancelled {id} off the head");
+            scheduled = self.inner.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step1
@@ -167,15 +170,14 @@ impl EventLoop {
         }
         let end_time = self.time() + CLOCK_RESOLUTION;
         while let Some((handle, seq)) = scheduled.pop_due(end_time) {
-            loop_event!(self, {
-                let due = clamped(handle.when().unwrap_or_default());
-                Event::TimerDue {
-                    id: handle.trace_id(),
-                    due,
-                    seq,
-                }
-            });
+            drop(scheduled); // the report looks at the heap (`inspect.rs`)
+            let (id, when) = (handle.trace_id(), handle.when());
             self.push_ready(handle);
+            loop_event!(self, {
+                let due = clamped(when.unwrap_or_default());
+                Event::TimerDue { id, due, seq }
+            });
+            scheduled = self.inner.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step4
@@ -192,21 +194,18 @@ impl EventLoop {
             let next = self.inner.ready.borrow_mut().pop_front();
             let Some(handle) = next else { break };
             if handle.cancelled() {
+                self.ran(); // the one before is over, and this one does not run
                 loop_trace!(self, "skip cancelled {}", handle.trace_id());
                 continue;
             }
-            loop_event!(
-                self,
-                Event::Run {
-                    id: handle.trace_id()
-                }
-            );
+            self.report_run(&handle); // `run c3` in the trace
             if self.inner.debug.get() {
                 self.run_handle_timed(&handle);
             } else {
                 self.run_handle(&handle);
             }
         }
+        self.ran(); // between batches, nothing runs
     }
     // ANCHOR_END: step5
 

@@ -132,6 +132,14 @@ impl<L> Scheduled<L> {
     }
     // ANCHOR_END: rebuild
 
+    /// Every timer in the heap's own order (not the order they pop in), cancelled ones
+    /// included, with its `when` and sequence: what a recording lists (`inspect.rs`).
+    pub fn iter(&self) -> impl Iterator<Item = (&Handle<L>, f64, u64)> {
+        self.heap
+            .iter()
+            .map(|t| (&t.item, t.deadline.0, t.sequence))
+    }
+
     /// Step 2: when the first timer is due, if there is one.
     pub fn next_when(&self) -> Option<f64> {
         self.heap.peek().map(|timer| timer.deadline.0)

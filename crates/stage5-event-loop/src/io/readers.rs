@@ -68,14 +68,15 @@ impl EventLoop {
     ) -> Result<Handle, Error> {
         self.check_closed()?;
         let handle = Handle::new_repeating(self.next_handle_id(), callback);
+        // Reported once the waiter is in (or refused: the trace says so either way).
+        let added = self.add_waiter(fd, interest, Waiter::Callback(handle.clone()));
         loop_trace!(
             self,
             "add_{} fd {fd}: {}",
             waiter_name(interest),
             handle.trace_id()
         );
-        let old = self.add_waiter(fd, interest, Waiter::Callback(handle.clone()))?;
-        if let Some(Waiter::Callback(old)) = old {
+        if let Some(Waiter::Callback(old)) = added? {
             old.cancel();
         }
         Ok(handle)

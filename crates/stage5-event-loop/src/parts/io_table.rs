@@ -36,6 +36,7 @@ mod checks;
 mod close;
 mod drained;
 mod level;
+mod listed;
 mod release;
 mod reuse;
 

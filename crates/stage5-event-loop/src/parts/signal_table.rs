@@ -158,6 +158,11 @@ impl<L> SignalTable<L> {
     }
     // ANCHOR_END: arrived
 
+    /// Every handled signal's number and handle, by number: what a recording lists.
+    pub fn handles(&self) -> impl Iterator<Item = (i32, &Handle<L>)> {
+        self.handlers.iter().map(|(&sig, h)| (sig, &h.handle))
+    }
+
     /// True if no signal is handled.
     pub fn is_empty(&self) -> bool {
         self.handlers.is_empty()

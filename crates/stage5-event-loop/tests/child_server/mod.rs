@@ -36,7 +36,13 @@ pub fn serve(loops: usize, grace: f64) {
 
 /// [`serve`] with `--api api`. Fails as the example's `main` does: `error: ...`, exit 1.
 pub fn serve_api(loops: usize, grace: f64, api: Api) {
-    let options = Options::default(); // plain lines on standard output, as with no flags
+    // Plain lines on standard output, as with no flags.
+    serve_with(Options::default(), loops, grace, api);
+}
+
+/// [`serve_api`] with `options` (`--record`, say), finished as the example's `main`
+/// finishes them once the loops have stopped.
+pub fn serve_with(options: Options, loops: usize, grace: f64, api: Api) {
     let clock = options.install();
     let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let listener: TcpListener = Settings::listen(any_port, loops).unwrap();
@@ -50,8 +56,9 @@ pub fn serve_api(loops: usize, grace: f64, api: Api) {
         loops,
         with_producer: None,
     };
-    let summaries = loops::run(clock, options, listener, &config)
-        .unwrap_or_else(|error| scaffold::cli::exit_with_error(error));
+    let outcome = loops::run(clock, options.clone(), listener, &config);
+    options.finish();
+    let summaries = outcome.unwrap_or_else(|error| scaffold::cli::exit_with_error(error));
     let total = summaries.iter().fold(Summary::default(), |t, s| Summary {
         served: t.served + s.served,
         read: t.read + s.read,

@@ -41,8 +41,8 @@ impl EventLoop {
         drop(selector);
         for (fd, interest, handle) in handles.drain(..) {
             let (interest, id) = (interest.name(), handle.trace_id());
-            loop_event!(self, Event::IoReady { fd, interest, id });
             self.push_ready(handle);
+            loop_event!(self, Event::IoReady { fd, interest, id });
         }
         for waker in wakers.drain(..) {
             waker.wake();
@@ -70,8 +70,8 @@ impl EventLoop {
                 let handle = Handle::new(self.next_handle_id(), None, callback);
                 let id = handle.trace_id();
                 loop_trace!(self, "call_soon_threadsafe: {id} from another thread");
-                loop_event!(self, Event::CallSoon { id });
                 self.push_ready(handle);
+                loop_event!(self, Event::CallSoon { id });
             }
             Remote::Wake(waker) => waker.wake(),
         }
