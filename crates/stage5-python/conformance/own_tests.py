@@ -8,6 +8,7 @@ never durations.
 
 import asyncio
 import socket
+import subprocess
 import sys
 import threading
 import unittest
@@ -183,6 +184,15 @@ class StageFiveUnderneath(unittest.TestCase):
             self.assertEqual(asyncio.run(which()), "ScratchLoop")
         finally:
             asyncio.set_event_loop_policy(None)
+
+    def test_the_runner_refuses_what_it_cannot_run(self):
+        for args, said in (([], "usage: python -m scratchloop"),
+                           (["/no/such/script.py"], "can't open file '/no/such/script.py'")):
+            run = subprocess.run([sys.executable, "-m", "scratchloop", *args],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 2, run.stderr)
+            self.assertIn(said, run.stderr)
+            self.assertNotIn("Traceback", run.stderr)
 
     def test_a_socket_pair_through_the_readers(self):
         loop = scratchloop.ScratchLoop()

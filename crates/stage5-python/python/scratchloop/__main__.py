@@ -16,6 +16,11 @@ def main():
     if len(sys.argv) < 2:
         print("usage: python -m scratchloop script.py [args...]", file=sys.stderr)
         return 2
+    if not os.path.isfile(sys.argv[1]):
+        # As `python missing.py` says it: one line and exit code 2, not runpy's traceback.
+        print(f"python -m scratchloop: can't open file {sys.argv[1]!r}: no such file",
+              file=sys.stderr)
+        return 2
     install()
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
