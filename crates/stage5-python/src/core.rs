@@ -23,7 +23,6 @@ use pyo3::types::{PyTuple, PyWeakrefReference};
 use stage5::EventLoop;
 
 use crate::callback::{PyCallback, take_kept};
-use crate::clock::MonotonicClock;
 use crate::errors::to_py;
 use crate::handle::{Handle, TimerHandle};
 use crate::log::log_to_asyncio;
@@ -39,11 +38,14 @@ pub struct Core {
 
 #[pymethods]
 impl Core {
-    /// The core of the Python loop `owner`, on a clock that starts at `monotonic`
-    /// (`time.monotonic()` now).
+    /// The core of the Python loop `owner`, on a real clock that starts at `monotonic`
+    /// (`time.monotonic()` now): asyncio's `loop.time()` is `time.monotonic()`, and Python
+    /// code mixes the two, so the loop's times stay on that scale (both read
+    /// `CLOCK_MONOTONIC`).
     #[new]
     fn new(owner: &Bound<'_, PyAny>, monotonic: f64) -> PyResult<Core> {
-        let clock = std::rc::Rc::new(MonotonicClock::new(monotonic));
+        let at_start = std::time::Duration::try_from_secs_f64(monotonic).unwrap_or_default();
+        let clock = stage5::RealClock::reading(at_start);
         let lp = EventLoop::try_with_clock(clock).map_err(to_py)?;
         lp.set_wait_around(Some(release_gil()));
         lp.set_logger(log_to_asyncio);
@@ -140,12 +142,7 @@ impl Core {
         callback: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, None, &self.owner)?;
-        let handle = self
-            .lp
-            .add_reader(fd, move |lp| call.run(lp))
-            .map_err(to_py)?;
-        Py::new(py, Handle::plain(handle, callback.clone().unbind()))
+        self.file(py, callback, args, |lp, run| lp.add_reader(fd, run))
     }
 
     /// asyncio's `_remove_reader`: true if there was one.
@@ -162,12 +159,7 @@ impl Core {
         callback: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, None, &self.owner)?;
-        let handle = self
-            .lp
-            .add_writer(fd, move |lp| call.run(lp))
-            .map_err(to_py)?;
-        Py::new(py, Handle::plain(handle, callback.clone().unbind()))
+        self.file(py, callback, args, |lp, run| lp.add_writer(fd, run))
     }
 
     /// asyncio's `_remove_writer`: true if there was one.
@@ -194,12 +186,9 @@ impl Core {
         callback: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, None, &self.owner)?;
-        let handle = self
-            .lp
-            .add_signal_handler(sig, move |lp| call.run(lp))
-            .map_err(to_py)?;
-        Py::new(py, Handle::plain(handle, callback.clone().unbind()))
+        self.file(py, callback, args, |lp, run| {
+            lp.add_signal_handler(sig, run)
+        })
     }
 
     /// asyncio's `remove_signal_handler`: true if there was one.
@@ -225,5 +214,24 @@ impl Core {
     /// How many timers in the heap are known to be cancelled.
     fn timer_cancelled_count(&self) -> usize {
         self.lp.timer_cancelled_count()
+    }
+}
+
+impl Core {
+    /// `callback(*args)` as a stage 5 callback, filed by `add` (stage 5's `add_reader`,
+    /// `add_writer` or `add_signal_handler`), and the handle Python gets for it.
+    fn file(
+        &self,
+        py: Python<'_>,
+        callback: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        add: impl FnOnce(
+            &EventLoop,
+            Box<dyn FnMut(&EventLoop)>,
+        ) -> Result<stage5::Handle, stage5::Error>,
+    ) -> PyResult<Py<Handle>> {
+        let call = PyCallback::new(callback, args, None, &self.owner)?;
+        let handle = add(&self.lp, Box::new(move |lp| call.run(lp))).map_err(to_py)?;
+        Py::new(py, Handle::plain(handle, callback.clone().unbind()))
     }
 }
