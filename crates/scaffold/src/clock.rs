@@ -116,7 +116,10 @@ mod tests {
         let hour = Duration::from_secs(3600);
         let clock = RealClock::reading(hour);
         assert!(clock.now() >= hour, "{:?}", clock.now());
-        assert!(RealClock::new().now() < hour, "a fresh clock starts at zero");
+        assert!(
+            RealClock::new().now() < hour,
+            "a fresh clock starts at zero"
+        );
     }
 
     #[test]

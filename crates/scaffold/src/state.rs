@@ -178,6 +178,19 @@ mod tests {
     }
 
     #[test]
+    fn waits_are_listed_by_waiter_whatever_order_a_table_keeps() {
+        // An I/O table keeps its waiters by descriptor, and the kernel numbers descriptors
+        // anew on every run: listed as given, two runs of one program would differ.
+        let wait = |id, fd| Wait {
+            id: Id::Callback(id),
+            on: format!("fd {fd} read"),
+        };
+        let state = State::default().with_waits([wait(10, 4), wait(6, 5)]);
+        let ids: Vec<Id> = state.waits.iter().map(|w| w.id).collect();
+        assert_eq!(ids, [Id::Callback(6), Id::Callback(10)]);
+    }
+
+    #[test]
     fn the_ready_queue_keeps_its_order_and_its_length() {
         let state = State::default().with_ready((1..21u32).map(|n| Id::Callback(n.into())));
         assert_eq!(state.ready_len, 20);
