@@ -40,28 +40,20 @@ pub trait Clock {
 #[derive(Debug)]
 pub struct RealClock {
     start: Instant,
-    at_start: Duration, // what it reads at `start`
 }
 
 impl RealClock {
     /// A real clock that reads 0.000 now.
     pub fn new() -> Rc<Self> {
-        RealClock::reading(Duration::ZERO)
-    }
-
-    /// A real clock that reads `at_start` now: a host whose own clock does not start at
-    /// zero (Python's `time.monotonic()`, chapter 9) keeps the loop's times on its scale.
-    pub fn reading(at_start: Duration) -> Rc<Self> {
         Rc::new(RealClock {
             start: Instant::now(),
-            at_start,
         })
     }
 }
 
 impl Clock for RealClock {
     fn now(&self) -> Duration {
-        self.at_start + self.start.elapsed()
+        self.start.elapsed()
     }
 
     fn sleep_until(&self, deadline: Duration) {
@@ -110,17 +102,6 @@ impl Clock for VirtualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_real_clock_reads_from_where_it_was_started() {
-        let hour = Duration::from_secs(3600);
-        let clock = RealClock::reading(hour);
-        assert!(clock.now() >= hour, "{:?}", clock.now());
-        assert!(
-            RealClock::new().now() < hour,
-            "a fresh clock starts at zero"
-        );
-    }
 
     #[test]
     fn virtual_clock_starts_at_zero_and_jumps_to_deadlines() {

@@ -23,6 +23,7 @@ use pyo3::types::{PyTuple, PyWeakrefReference};
 use stage5::EventLoop;
 
 use crate::callback::{PyCallback, take_kept};
+use crate::clock::MonotonicClock;
 use crate::errors::to_py;
 use crate::handle::{Handle, TimerHandle};
 use crate::log::log_to_asyncio;
@@ -38,14 +39,11 @@ pub struct Core {
 
 #[pymethods]
 impl Core {
-    /// The core of the Python loop `owner`, on a real clock that starts at `monotonic`
-    /// (`time.monotonic()` now): asyncio's `loop.time()` is `time.monotonic()`, and Python
-    /// code mixes the two, so the loop's times stay on that scale (both read
-    /// `CLOCK_MONOTONIC`).
+    /// The core of the Python loop `owner`, on a clock that starts at `monotonic`
+    /// (`time.monotonic()` now).
     #[new]
     fn new(owner: &Bound<'_, PyAny>, monotonic: f64) -> PyResult<Core> {
-        let at_start = std::time::Duration::try_from_secs_f64(monotonic).unwrap_or_default();
-        let clock = stage5::RealClock::reading(at_start);
+        let clock = std::rc::Rc::new(MonotonicClock::new(monotonic));
         let lp = EventLoop::try_with_clock(clock).map_err(to_py)?;
         lp.set_wait_around(Some(release_gil()));
         lp.set_logger(log_to_asyncio);

@@ -12,12 +12,13 @@
 //! selector's `WaitAround`, through which [`wait`] releases the GIL while the loop sleeps.
 //! What is new here is the glue: a Python callback as a stage 5 closure ([`callback`]),
 //! Python handles over stage 5's ([`handle`]), the loop's face ([`core`]), its face for
-//! other threads ([`remote`]), the loop on scaffold's real clock started at
-//! `time.monotonic()`'s reading (`RealClock::reading`), and asyncio's logger for stage 5's log lines ([`log`]).
+//! other threads ([`remote`]), stage 5's real clock read on `time.monotonic()`'s scale
+//! ([`clock`]), and asyncio's logger for stage 5's log lines ([`log`]).
 
 use pyo3::prelude::*;
 
 pub mod callback;
+pub mod clock;
 pub mod core;
 pub mod errors;
 pub mod handle;
