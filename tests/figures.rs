@@ -1,34 +1,80 @@
-//! The book's figures drawn from measurements are what their files draw now.
+//! No figure in the book is typed by hand: every measured figure is what a run's committed
+//! data makes.
 //!
-//! Each row of [`FIGURES`] is a committed SVG under `docs/src/figures/` and the committed
-//! measurements it is drawn from (`bench/measured/`, with their provenance in its README).
-//! The drawing is code, `bench/loops_report.py` (Python's standard library only), not a
-//! hand-made picture: the test runs it with `--check`, which fails if the committed SVG is
-//! not exactly what it would draw. If the change is right (new measurements, a new way
-//! of drawing them), redraw the figures with
+//! - Each row of [`FIGURES`] is a committed file (an SVG under `docs/src/figures/`, or the
+//!   tables under `bench/measured/` that a page includes) and the committed measurements it
+//!   is drawn from (`bench/measured/`, with their provenance in its README). The drawing is
+//!   code, `bench/loops_report.py` (Python's standard library only): the test runs it with
+//!   `--check`, which fails if the committed file is not exactly what it would draw.
+//! - Every measured figure in the prose of the back pages ([`PAGES`]) is in a *mark* that
+//!   names the table cell it quotes (`figures/marks.rs`): the generated tables of the
+//!   benchmarks page, or a generated file of `bench/measured/`. A mark that no longer reads
+//!   as its cell fails, so a table regenerated under stale prose fails; a decimal, or a
+//!   number with `×`, `%`, `ns`, `µs` or `times`, outside a mark fails too
+//!   (`figures/prose.rs`).
+//! - The back pages keep to [`MAX_WORDS`] words of prose each.
+//!
+//! If the change is right (new measurements, a new way of drawing them), redraw the
+//! figures and rewrite every mark's figure from its table with
 //!
 //! ```text
 //! UPDATE_FIGURES=1 cargo test --test figures
 //! ```
 //!
-//! (ignored when `CI` is set, so CI never redraws a figure). Without `python3` the check is
-//! skipped with a note on standard error, as the conformance tests skip their comparison
-//! with CPython; CI has Python 3.11, and there a missing `python3` fails the test.
+//! then read the sentences around the marks that changed (ignored when `CI` is set, so CI
+//! never redraws a figure). Without `python3` the drawings are not checked, with a note on
+//! standard error, as the conformance tests skip their comparison with CPython; CI has
+//! Python 3.11, and there a missing `python3` fails the test.
+
+#[path = "figures/marks.rs"]
+mod marks;
+#[path = "figures/prose.rs"]
+mod prose;
 
 use std::path::Path;
 use std::process::Command;
 
-/// One committed figure: `docs/src/figures/{svg}`, drawn from `bench/measured/{data}`.
+use marks::Table;
+
+/// One committed drawing: `{svg}` (from the root), drawn from `bench/measured/{data}` by
+/// `bench/loops_report.py {how}`.
 struct Figure {
     svg: &'static str,
     data: &'static str,
+    how: &'static str,
 }
 
-/// Every figure the book draws from measurements.
-const FIGURES: &[Figure] = &[Figure {
-    svg: "loops-16-cores.svg",
-    data: "loops-16-cores.jsonl",
-}];
+/// Every figure and generated table the book draws from measurements.
+const FIGURES: &[Figure] = &[
+    Figure {
+        svg: "docs/src/figures/loops-16-cores.svg",
+        data: "loops-16-cores.jsonl",
+        how: "figure",
+    },
+    Figure {
+        svg: "bench/measured/loops-16-cores.md",
+        data: "loops-16-cores.jsonl",
+        how: "page",
+    },
+];
+
+/// The pages whose prose states measured figures: each one in a mark.
+const PAGES: &[&str] = &[
+    "benchmarks.md",
+    "going-further.md",
+    "beyond-one-core.md",
+    "how-it-fails.md",
+    "reference.md",
+];
+
+/// The back pages that keep to [`MAX_WORDS`] words of prose.
+const SHORT: &[&str] = &[
+    "benchmarks.md",
+    "going-further.md",
+    "beyond-one-core.md",
+    "reference.md",
+];
+const MAX_WORDS: usize = 3000;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -40,9 +86,9 @@ fn draw(figure: &Figure, check: bool) -> Option<std::process::Output> {
     command
         .current_dir(root())
         .arg("bench/loops_report.py")
-        .arg("figure")
+        .arg(figure.how)
         .arg(format!("bench/measured/{}", figure.data))
-        .arg(format!("docs/src/figures/{}", figure.svg));
+        .arg(figure.svg);
     if check {
         command.arg("--check");
     }
@@ -91,9 +137,131 @@ fn every_figure_the_book_shows_from_measurements_has_a_row() {
             .expect("the chapter exists");
         for line in text.lines().filter(|l| l.contains("](figures/loops-")) {
             assert!(
-                FIGURES.iter().any(|f| line.contains(f.svg)),
+                FIGURES
+                    .iter()
+                    .any(|f| line.contains(f.svg.trim_start_matches("docs/src/"))),
                 "{chapter} shows a figure no row of FIGURES checks: {line}"
             );
         }
     }
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The tables a mark's source names, as committed.
+fn source(name: &str) -> Option<Vec<Table>> {
+    if name == "bench" {
+        return Some(marks::tables(marks::generated(&read(
+            "docs/src/benchmarks.md",
+        ))));
+    }
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '-');
+    let text = std::fs::read_to_string(root().join(format!("bench/measured/{name}.md")));
+    ok.then_some(text.ok()).flatten().map(|t| marks::tables(&t))
+}
+
+#[test]
+fn every_measured_figure_in_the_prose_is_the_cell_its_mark_names() {
+    let update = std::env::var_os("UPDATE_FIGURES").is_some() && std::env::var_os("CI").is_none();
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for page in PAGES {
+        let path = format!("docs/src/{page}");
+        let mut text = read(&path);
+        if update {
+            text = marks::rewrite(&text, &source);
+            std::fs::write(root().join(&path), &text).unwrap();
+        }
+        count += marks::marks(&text).len();
+        problems.extend(marks::check(page, &text, &source));
+    }
+    assert!(
+        count > 20,
+        "only {count} marks: the back pages state few figures?"
+    );
+    assert!(
+        problems.is_empty(),
+        "figures that are not what their tables say:\n  {}\n\
+         if the tables are right: UPDATE_FIGURES=1 cargo test --test figures, then read the \
+         sentences around them",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn no_measured_figure_in_the_prose_is_typed_by_hand() {
+    let mut found = Vec::new();
+    for page in PAGES {
+        for (line, figure) in prose::unmarked(&read(&format!("docs/src/{page}"))) {
+            found.push(format!("{page}:{line}: {figure}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "figures typed by hand (quote a table's cell in a mark, or drop the figure):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn the_back_pages_keep_to_three_thousand_words_of_prose() {
+    for page in SHORT {
+        let words = prose::words(&read(&format!("docs/src/{page}")));
+        assert!(
+            words <= MAX_WORDS,
+            "{page}: {words} words of prose, over {MAX_WORDS}"
+        );
+    }
+}
+
+#[test]
+fn a_table_regenerated_under_stale_prose_fails() {
+    // The benchmarks page as committed passes; the same page with one marked cell of its
+    // generated tables changed, as a new run of bench/run.sh would change it, does not.
+    let page = read("docs/src/benchmarks.md");
+    let first = marks::marks(&page)
+        .into_iter()
+        .find(|m| m.source == "bench")
+        .expect("the benchmarks page marks a figure of its own run");
+    let tables = marks::tables(marks::generated(&page));
+    let cell = marks::cell(&tables, &first.key).unwrap();
+    let median = cell.split(" (").next().unwrap().to_owned();
+    let (table, rest) = first.key.split_once('|').unwrap();
+    let (row, _) = rest.split_once('|').unwrap();
+    // The row's line in the generated part, with its cell changed.
+    let block = marks::generated(&page);
+    let heading = block
+        .lines()
+        .position(|l| l.starts_with("### ") && marks::table_id(l) == table)
+        .expect("the mark's table is in the generated part");
+    let line = block
+        .lines()
+        .skip(heading)
+        .find(|l| l.starts_with(&format!("| {row} |")) && l.contains(&median))
+        .expect("the mark's row is in its table");
+    let regenerated = block.replace(line, &line.replacen(&median, "9.99", 1));
+    let stale = page.replace(block, &regenerated);
+    let with = |text: String| {
+        move |name: &str| (name == "bench").then(|| marks::tables(marks::generated(&text)))
+    };
+    assert!(marks::check("benchmarks.md", &page, &with(page.clone())).is_empty());
+    let problems = marks::check("benchmarks.md", &stale, &with(stale.clone()));
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0].contains(&format!("reads `{}`", first.text)) && problems[0].contains("9.99"),
+        "{problems:#?}"
+    );
+    // And the prose follows once the marks are rewritten from the new tables.
+    let followed = marks::rewrite(&stale, &with(stale.clone()));
+    assert!(marks::check("benchmarks.md", &followed, &with(followed.clone())).is_empty());
+}
+
+#[test]
+fn a_figure_outside_a_mark_is_found_and_one_inside_is_not() {
+    let page = "W1 costs 84.0 ns, 1.73× the floor, 5 times; stage5 at 3.11.7 and `2.5`.\n\
+                Marked: <!--fig bench|W1|stage5|× floor-->1.73×<!--/fig-->; 64 bytes, 10 ms.\n";
+    let found: Vec<String> = prose::unmarked(page).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(found, ["84.0", "1.73", "5"]);
 }
