@@ -228,8 +228,8 @@ fn a_table_regenerated_under_stale_prose_fails() {
     let tables = marks::tables(marks::generated(&page));
     let cell = marks::cell(&tables, &first.key).unwrap();
     let median = cell.split(" (").next().unwrap().to_owned();
-    let (table, rest) = first.key.split_once('|').unwrap();
-    let (row, _) = rest.split_once('|').unwrap();
+    let (table, rest) = first.key.split_once(':').unwrap();
+    let (row, _) = rest.split_once(':').unwrap();
     // The row's line in the generated part, with its cell changed.
     let block = marks::generated(&page);
     let heading = block
@@ -261,7 +261,7 @@ fn a_table_regenerated_under_stale_prose_fails() {
 #[test]
 fn a_figure_outside_a_mark_is_found_and_one_inside_is_not() {
     let page = "W1 costs 84.0 ns, 1.73× the floor, 5 times; stage5 at 3.11.7 and `2.5`.\n\
-                Marked: <!--fig bench|W1|stage5|× floor-->1.73×<!--/fig-->; 64 bytes, 10 ms.\n";
+                Marked: <!--fig bench:W1:stage5:× floor-->1.73×<!--/fig-->; 64 bytes, 10 ms.\n";
     let found: Vec<String> = prose::unmarked(page).into_iter().map(|(_, f)| f).collect();
     assert_eq!(found, ["84.0", "1.73", "5"]);
 }

@@ -4,7 +4,7 @@
 //! A mark wraps the figure as it reads:
 //!
 //! ```text
-//! at <!--fig bench|W1|stage5|× floor-->1.73×<!--/fig--> the floor
+//! at <!--fig bench:W1:stage5:× floor-->1.73×<!--/fig--> the floor
 //! ```
 //!
 //! names a source, a table, a row and a column. The source `bench` is the generated part of
@@ -105,11 +105,11 @@ pub fn tables(markdown: &str) -> Vec<Table> {
     out
 }
 
-/// The cell a key (`TABLE|ROW|COLUMN`) names, or why there is none.
+/// The cell a key (`TABLE:ROW:COLUMN`) names, or why there is none.
 pub fn cell(tables: &[Table], key: &str) -> Result<String, String> {
-    let parts: Vec<&str> = key.split('|').collect();
+    let parts: Vec<&str> = key.split(':').collect();
     let [table, row, column] = parts[..] else {
-        return Err(format!("`{key}` is not TABLE|ROW|COLUMN"));
+        return Err(format!("`{key}` is not TABLE:ROW:COLUMN"));
     };
     let found: Vec<&Table> = tables.iter().filter(|t| t.id == table).collect();
     let [t] = found[..] else {
@@ -157,7 +157,7 @@ pub fn marks(page: &str) -> Vec<Mark> {
                 break;
             };
             let name = &after[..head];
-            let (source, key) = name.split_once('|').unwrap_or((name, ""));
+            let (source, key) = name.split_once(':').unwrap_or((name, ""));
             out.push(Mark {
                 line: n + 1,
                 source: source.trim().to_owned(),
@@ -181,11 +181,11 @@ pub fn check(name: &str, page: &str, source: &dyn Fn(&str) -> Option<Vec<Table>>
         match cell(&tables, &mark.key) {
             Ok(cell) if reads_as(&cell, &mark.text) => {}
             Ok(cell) => problems.push(format!(
-                "{name}:{}: {}|{} reads `{}` where the table says `{cell}`",
+                "{name}:{}: {}:{} reads `{}` where the table says `{cell}`",
                 mark.line, mark.source, mark.key, mark.text
             )),
             Err(why) => problems.push(format!(
-                "{name}:{}: {}|{}: {why}",
+                "{name}:{}: {}:{}: {why}",
                 mark.line, mark.source, mark.key
             )),
         }
@@ -205,7 +205,7 @@ pub fn rewrite(page: &str, source: &dyn Fn(&str) -> Option<Vec<Table>>) -> Strin
         };
         let name = &after[..head];
         let old = &after[head + 3..close];
-        let (src, key) = name.split_once('|').unwrap_or((name, ""));
+        let (src, key) = name.split_once(':').unwrap_or((name, ""));
         let new = source(src.trim())
             .and_then(|t| cell(&t, key.trim()).ok())
             .map(|cell| match cell.split_once(" (") {
