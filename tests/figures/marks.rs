@@ -93,10 +93,10 @@ pub fn tables(markdown: &str) -> Vec<Table> {
                     });
                     in_table = true;
                 }
-            } else if !trimmed.contains("---") {
-                if let Some(table) = out.last_mut() {
-                    table.rows.push(cells(trimmed));
-                }
+            } else if !trimmed.contains("---")
+                && let Some(table) = out.last_mut()
+            {
+                table.rows.push(cells(trimmed));
             }
         } else {
             in_table = false;
