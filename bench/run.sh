@@ -348,5 +348,9 @@ python3 bench/python/report.py --results "$RESULTS" --out "$REPORT" --python "$P
 # so the run the tables and the book's quoted figures come from is a file.
 if [ "$REPORT" = docs/src/benchmarks.md ]; then
     cp "$RESULTS" bench/measured/benchmarks.jsonl
+    # The book quotes cells of these tables in marks (tests/figures.rs): a changed cell
+    # fails that test until the quoted figures follow.
+    say "the book quotes these tables: UPDATE_FIGURES=1 cargo test --test figures makes its"
+    say "quoted figures follow; then reread the sentences around the ones that changed"
 fi
 say "done in ${elapsed}s"
