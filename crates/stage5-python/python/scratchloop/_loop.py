@@ -148,12 +148,21 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         self._here().set_slow_callback_duration(seconds)
         self._slow_callback_duration = seconds
 
-    def _scratch_callback_failed(self, callback, args, exc):
-        """A callback raised `exc`: what asyncio's `Handle._run` tells the handler."""
+    def _scratch_callback_failed(self, callback, args, exc, when):
+        """A callback raised `exc`: what asyncio's `Handle._run` tells the handler. The
+        handle asyncio names is one of asyncio's classes with the same callback,
+        arguments and due time (`when`, None for a plain handle), made now: the Rust
+        closure that ran it does not know the Python handle `call_soon` returned."""
         source = format_helpers._format_callback_source(callback, args)
+        if when is None:
+            handle = events.Handle(callback, args, self)
+        else:
+            handle = events.TimerHandle(when, callback, args, self)
+        handle._source_traceback = None  # not where it was made: where it failed
         self.call_exception_handler({
             "message": f"Exception in callback {source}",
             "exception": exc,
+            "handle": handle,
         })
 
     # ---- the self-pipe and other threads: stage 5's ---------------------------------
