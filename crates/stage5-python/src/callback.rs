@@ -30,8 +30,8 @@ use pyo3::types::{PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use stage5::EventLoop;
 
 thread_local! {
-    /// The `BaseException` a callback raised on this thread's loop, for `run_forever` to
-    /// raise when the loop has stopped. The first one wins, as the first would in Python.
+    /// The `SystemExit` or `KeyboardInterrupt` a callback raised on this thread's loop, for
+    /// `run_forever` to raise when the loop has stopped. The first one wins, as the first would in Python.
     static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
 }
 
@@ -146,7 +146,8 @@ fn copy_context(py: Python<'_>) -> PyResult<Py<PyAny>> {
     Ok(copy.bind(py).call0()?.unbind())
 }
 
-/// Keep `error`, a `BaseException`, for `run_forever`, and ask `lp` to stop.
+/// Keep `error` (`SystemExit`, `KeyboardInterrupt`) for `run_forever`, and ask `lp` to
+/// stop.
 pub fn keep_for_run_forever(lp: &EventLoop, error: PyErr) {
     keep(error);
     lp.stop();

@@ -94,8 +94,9 @@ impl Core {
     }
 
     // ANCHOR: run_forever
-    /// Stage 5's `run_forever`, until `stop()`; then the `BaseException` a callback or a
-    /// signal handler raised meanwhile, if one did.
+    /// Stage 5's `run_forever`, until `stop()`; then the `SystemExit` or
+    /// `KeyboardInterrupt` a callback raised meanwhile, or what a Python signal handler
+    /// raised, if one did.
     fn run_forever(&self) -> PyResult<()> {
         let ran = self.lp.run_forever();
         if let Some(raised) = take_kept() {
