@@ -413,11 +413,14 @@ class WhatALoopHolds(unittest.TestCase):
                     script.write(textwrap.dedent(SIGINT_MID_RUN))
                 proc = subprocess.Popen([sys.executable, *args, path], stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
+                killer = threading.Timer(60, proc.kill)  # a child that hangs: bounded
+                killer.start()
                 try:
                     first = proc.stdout.readline()  # the task waits in its sleep now
                     proc.send_signal(signal.SIGINT)
                     rest, _ = proc.communicate(timeout=60)
                 finally:
+                    killer.cancel()
                     proc.kill()
                 outputs.append((first + rest).splitlines())
         theirs, mine = outputs
