@@ -5,6 +5,9 @@
 #
 # Builds the `scratchloop` Python module (crates/stage5-python) with maturin into a venv
 # under target/ (pip-installing maturin there if it is missing), then runs
+#   - the one command the README and chapter 9 give, `pip install ./crates/stage5-python`
+#     (maturin's PEP 517 backend, fetched by pip), on a fresh venv, and the module it
+#     installed (a coroutine run, `python -m scratchloop --help`);
 #   - conformance/own_tests.py: the module's own tests (bad input, other threads, the GIL
 #     released while the loop waits, stage 5's handles and heap underneath);
 #   - conformance/run.py: the IsolatedAsyncioTestCase suites test_queues, test_locks,
@@ -46,6 +49,22 @@ rm -rf "$target/pyvenv/wheels"
     --profile "${SCRATCHLOOP_PROFILE:-dev}" -i "$venv/bin/python" -o "$target/pyvenv/wheels"
 "$venv/bin/pip" install -q --force-reinstall --no-deps "$target"/pyvenv/wheels/scratchloop-*.whl
 status=0
+# (In an `if`, `set -e` is off inside the function: each step is chained with `&&`.)
+fresh_install() {
+    local fresh=$target/pyvenv/fresh
+    rm -rf "$fresh" &&
+        "$PYTHON" -m venv "$fresh" &&
+        "$fresh/bin/pip" install -q ./crates/stage5-python &&
+        "$fresh/bin/python" -c 'import asyncio, scratchloop
+assert scratchloop.run(asyncio.sleep(0, "ran")) == "ran"' &&
+        [[ $("$fresh/bin/python" -m scratchloop --help) == "usage: python -m scratchloop "* ]]
+}
+if fresh_install; then
+    echo "fresh venv: pip install ./crates/stage5-python installed a module that runs"
+else
+    echo "FAILED: pip install ./crates/stage5-python on a fresh venv"
+    status=1
+fi
 "$venv/bin/python" crates/stage5-python/conformance/own_tests.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1

@@ -3,24 +3,26 @@
 //!
 //! asyncio's `Handle` keeps the callback, its arguments and a `contextvars.Context` (the
 //! one given with `context=`, else a copy of the current one), and `_run` calls
-//! `context.run(callback, *args)`. An `Exception` goes to the loop's exception handler
-//! with the message `Exception in callback ...`; anything else (`KeyboardInterrupt`,
-//! `SystemExit`) leaves `run_forever` at once.
+//! `context.run(callback, *args)`. `SystemExit` and `KeyboardInterrupt` leave
+//! `run_forever` at once; any other exception, a `BaseException` such as a
+//! `CancelledError` included, goes to the loop's exception handler with the message
+//! `Exception in callback ...`, its traceback and the handle, and the loop goes on.
 //!
 //! Here the three are a [`PyCallback`], which a stage 5 closure owns, so stage 5's handle,
 //! queue and heap carry it as they carry any Rust closure. Stage 5 knows nothing of
 //! Python: running it takes the GIL (already held: the loop runs inside a Python call,
-//! and only the wait releases it), calls the context's `run`, and sorts the outcome. A
-//! `BaseException` cannot unwind through stage 5's batch as it unwinds through
-//! `_run_once`: it is kept here, the loop is asked to stop, and `run_forever` raises it
-//! once the batch is over. The rest of that batch runs first (a named deviation).
+//! and only the wait releases it), calls the context's `run`, and sorts the outcome.
+//! `SystemExit` and `KeyboardInterrupt` cannot unwind through stage 5's batch as they
+//! unwind through `_run_once`: they are kept here, the loop is asked to stop, and
+//! `run_forever` raises them once the batch is over. The rest of that batch runs first (a
+//! named deviation).
 //!
 //! What changed from stage 5: stage 5's callbacks are Rust closures; this is the closure
 //! that carries a Python one.
 
 use std::cell::RefCell;
 
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -28,8 +30,8 @@ use pyo3::types::{PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use stage5::EventLoop;
 
 thread_local! {
-    /// The `BaseException` a callback raised on this thread's loop, for `run_forever` to
-    /// raise when the loop has stopped. The first one wins, as the first would in Python.
+    /// The `SystemExit` or `KeyboardInterrupt` a callback raised on this thread's loop, for
+    /// `run_forever` to raise when the loop has stopped. The first one wins, as the first would in Python.
     static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
 }
 
@@ -37,23 +39,25 @@ thread_local! {
 static COPY_CONTEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 // ANCHOR: py_callback
-/// What asyncio's `Handle` holds: the callback, its arguments, its context, and (weakly)
-/// the Python loop whose exception handler hears of its failures.
+/// What asyncio's `Handle` holds: the callback, its arguments, its context, a timer's due
+/// time, and (weakly) the Python loop whose exception handler hears of its failures.
 pub struct PyCallback {
     callback: Py<PyAny>,
     args: Py<PyTuple>,
     context: Py<PyAny>,
+    when: Option<f64>,
     owner: Py<PyWeakrefReference>,
 }
 
 impl PyCallback {
     /// `callback(*args)` in `context` (`None`: a copy of the current context, as
-    /// asyncio's `Handle` takes). A callback that cannot be called is a `TypeError` now,
-    /// not a failure later.
+    /// asyncio's `Handle` takes), due at `when` if it is a timer's. A callback that cannot
+    /// be called is a `TypeError` now, not a failure later.
     pub fn new(
         callback: &Bound<'_, PyAny>,
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
+        when: Option<f64>,
         owner: &Py<PyWeakrefReference>,
     ) -> PyResult<PyCallback> {
         let py = callback.py();
@@ -71,6 +75,7 @@ impl PyCallback {
             callback: callback.clone().unbind(),
             args: args.clone().unbind(),
             context,
+            when,
             owner: owner.clone_ref(py),
         })
     }
@@ -103,18 +108,24 @@ impl PyCallback {
     }
 
     // ANCHOR: failed
-    /// The callback raised: an `Exception` goes to the loop's exception handler (through
-    /// the Python loop's `_scratch_callback_failed`, which builds asyncio's context dict);
-    /// a `BaseException` stops the loop and waits for `run_forever` to raise it.
+    /// The callback raised: `SystemExit` and `KeyboardInterrupt` stop the loop and wait for
+    /// `run_forever` to raise them; anything else goes to the loop's exception handler,
+    /// with its traceback, through the Python loop's `_scratch_callback_failed`, which
+    /// builds asyncio's context dict.
     fn failed(&self, py: Python<'_>, lp: &EventLoop, error: PyErr) {
-        if !error.is_instance_of::<PyException>(py) {
+        if error.is_instance_of::<PySystemExit>(py)
+            || error.is_instance_of::<PyKeyboardInterrupt>(py)
+        {
             keep_for_run_forever(lp, error);
             return;
         }
         let Some(owner) = self.owner.bind(py).upgrade() else {
             return; // the Python loop is gone: nobody left to tell
         };
-        let args = (self.callback.bind(py), self.args.bind(py), error.value(py));
+        // `into_value` puts the traceback pyo3 holds beside the exception on the exception,
+        // where Python code (the handler, `traceback`) looks for it.
+        let exc = error.into_value(py);
+        let args = (self.callback.bind(py), self.args.bind(py), exc, self.when);
         if let Err(broken) = owner.call_method1(intern!(py, "_scratch_callback_failed"), args) {
             broken.write_unraisable(py, Some(&owner)); // the handler itself failed
         }
@@ -135,7 +146,8 @@ fn copy_context(py: Python<'_>) -> PyResult<Py<PyAny>> {
     Ok(copy.bind(py).call0()?.unbind())
 }
 
-/// Keep `error`, a `BaseException`, for `run_forever`, and ask `lp` to stop.
+/// Keep `error` (`SystemExit`, `KeyboardInterrupt`) for `run_forever`, and ask `lp` to
+/// stop.
 pub fn keep_for_run_forever(lp: &EventLoop, error: PyErr) {
     keep(error);
     lp.stop();

@@ -66,7 +66,7 @@ impl Core {
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, context, &self.owner)?;
+        let call = PyCallback::new(callback, args, context, None, &self.owner)?;
         // asyncio appends a `call_soon_threadsafe` to `_ready` at once: those made before
         // this call go first (stage 5 would move them in step 3, after this one).
         self.lp.take_remote_calls();
@@ -85,7 +85,7 @@ impl Core {
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<TimerHandle>> {
-        let call = PyCallback::new(callback, args, context, &self.owner)?;
+        let call = PyCallback::new(callback, args, context, Some(when), &self.owner)?;
         let timer = self
             .lp
             .call_at(when, move |lp| call.run(lp))
@@ -94,8 +94,9 @@ impl Core {
     }
 
     // ANCHOR: run_forever
-    /// Stage 5's `run_forever`, until `stop()`; then the `BaseException` a callback or a
-    /// signal handler raised meanwhile, if one did.
+    /// Stage 5's `run_forever`, until `stop()`; then the `SystemExit` or
+    /// `KeyboardInterrupt` a callback raised meanwhile, or what a Python signal handler
+    /// raised, if one did.
     fn run_forever(&self) -> PyResult<()> {
         let ran = self.lp.run_forever();
         if let Some(raised) = take_kept() {
@@ -228,7 +229,7 @@ impl Core {
             Box<dyn FnMut(&EventLoop)>,
         ) -> Result<stage5::Handle, stage5::Error>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, None, &self.owner)?;
+        let call = PyCallback::new(callback, args, None, None, &self.owner)?;
         let handle = add(&self.lp, Box::new(move |lp| call.run(lp))).map_err(to_py)?;
         Py::new(py, Handle::plain(handle, callback.clone().unbind()))
     }

@@ -7,7 +7,8 @@
 //! Sync`): its remote queue and the self-pipe's write end. The Python loop puts an
 //! asyncio `Handle` through it; the loop's thread takes it out in step 3 and runs it in
 //! step 5, unless it was cancelled meanwhile. asyncio's `Handle._run` reports an
-//! exception itself; a `BaseException` stops the loop, as a callback's does.
+//! exception itself; what it lets through (`SystemExit`, `KeyboardInterrupt`) stops the
+//! loop, as a callback's does.
 //!
 //! What changed from stage 5: its `LoopHandle`, unchanged, as a Python object.
 
@@ -61,7 +62,7 @@ fn run_handle(lp: &EventLoop, handle: Py<PyAny>) {
                 false => handle.call_method0(intern!(py, "_run")).map(drop),
             });
         if let Err(error) = ran {
-            keep_for_run_forever(lp, error); // `_run` let it through: a `BaseException`
+            keep_for_run_forever(lp, error); // `_run` let it through: `SystemExit` or `KeyboardInterrupt`
         }
     });
 }

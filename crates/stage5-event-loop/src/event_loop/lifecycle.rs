@@ -20,6 +20,7 @@ use std::cell::Cell;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle};
+use crate::parts::io_table::Waiter;
 use crate::parts::self_pipe::Remote;
 
 impl EventLoop {
@@ -96,6 +97,17 @@ impl EventLoop {
                 ..ExceptionContext::default()
             });
         }
+        // A caller may still hold a handle: its callback goes now, not with the handle, or
+        // what it captured outlives the loop (in Python, a cycle nobody can collect).
+        let readers = waiters.iter().filter_map(|waiter| match waiter {
+            Waiter::Callback(handle) => Some(handle),
+            Waiter::Task(_) => None,
+        });
+        ready
+            .iter()
+            .chain(&timers)
+            .chain(readers)
+            .for_each(Handle::drop_callback);
         drop((ready, timers, tasks, steps, waiters));
         Ok(())
     }
@@ -182,6 +194,7 @@ mod tests {
     use super::*;
     use scaffold::VirtualClock;
     use std::cell::RefCell;
+    use std::os::fd::AsRawFd;
     use std::rc::Rc;
 
     #[test]
@@ -208,6 +221,25 @@ mod tests {
             ]
         );
         assert!(!lp.is_running());
+    }
+
+    #[test]
+    fn closing_drops_the_callbacks_of_handles_their_callers_still_hold() {
+        let lp = EventLoop::with_clock(VirtualClock::new());
+        let captured = Rc::new(());
+        let (a, b, c) = (captured.clone(), captured.clone(), captured.clone());
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let held = (
+            lp.call_soon(move |_| drop(a)).unwrap(),
+            lp.call_later(60.0, move |_| drop(b)).unwrap(),
+            lp.add_reader(ours.as_raw_fd(), move |_| assert!(Rc::strong_count(&c) > 1))
+                .unwrap(),
+        );
+        assert_eq!(Rc::strong_count(&captured), 4);
+        lp.close().unwrap();
+        assert_eq!(Rc::strong_count(&captured), 1);
+        assert!(!held.0.cancelled() && !held.2.cancelled()); // dropped, not cancelled
+        drop((held, theirs));
     }
 
     #[test]

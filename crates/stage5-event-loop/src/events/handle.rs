@@ -116,6 +116,12 @@ impl<L> Handle<L> {
         }
     }
 
+    /// Drop the callback without cancelling: the loop that held the handle has closed, and
+    /// what the callback captured must not live on in a handle its caller keeps.
+    pub(crate) fn drop_callback(&self) {
+        self.inner.slot.clear();
+    }
+
     /// True once `cancel` was called.
     #[inline]
     pub fn cancelled(&self) -> bool {

@@ -12,10 +12,19 @@ import sys
 from . import install
 
 
+USAGE = "usage: python -m scratchloop script.py [args...]"
+HELP = """
+Run script.py as Python would, with asyncio's policy making scratchloop's loops: its
+asyncio.run(...) and asyncio.new_event_loop() run on stage 5's Rust event loop."""
+
+
 def main():
     if len(sys.argv) < 2:
-        print("usage: python -m scratchloop script.py [args...]", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
+    if sys.argv[1] in ("-h", "--help"):
+        print(USAGE + "\n" + HELP)
+        return 0
     if not os.path.isfile(sys.argv[1]):
         # As `python missing.py` says it: one line and exit code 2, not runpy's traceback.
         print(f"python -m scratchloop: can't open file {sys.argv[1]!r}: no such file",

@@ -10,10 +10,13 @@ everything built on them (futures, tasks, transports, streams, servers, `sock_*`
 asyncio's own code, running on our core unchanged.
 """
 
+import atexit
 import selectors
 import signal
 import threading
 import time
+import warnings
+import weakref
 from _thread import get_ident
 from asyncio import coroutines, events, format_helpers, unix_events
 
@@ -32,6 +35,10 @@ def _fileno(fileobj):
     if fd < 0:
         raise ValueError(f"Invalid file descriptor: {fd}")
     return fd
+
+
+# The largest descriptor number: a C int's.
+_FD_MAX = 2**31 - 1
 
 
 class _CoreSelector:
@@ -69,6 +76,24 @@ _HOOKED = set()
 _DISPLACED = set()
 
 
+# Every ScratchLoop not yet closed, for `_close_at_exit`.
+_OPEN = weakref.WeakSet()
+
+
+@atexit.register
+def _close_at_exit():
+    """Close the loops nobody closed, as asyncio's `BaseEventLoop.__del__` closes its own
+    when the interpreter frees it at exit. Ours is never freed: what its Rust core holds
+    (timers, readers, and through them futures and tasks that refer back to the loop) is a
+    cycle Python's collector cannot see. Closed, the core lets go, and the collector then
+    frees those tasks as it frees asyncio's: a coroutine's `finally` runs, and asyncio
+    says "Task was destroyed but it is pending!"."""
+    for loop in list(_OPEN):
+        if not loop.is_closed() and not loop.is_running() and loop._core_thread == get_ident():
+            warnings.warn(f"unclosed event loop {loop!r}", ResourceWarning, source=loop)
+            loop.close()
+
+
 class ScratchLoop(unix_events.SelectorEventLoop):
     """An `asyncio.AbstractEventLoop` whose scheduling core is stage 5's Rust loop."""
 
@@ -77,6 +102,7 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         self._core_thread = get_ident()
         self._remote = self._core.remote()
         super().__init__(selector=_CoreSelector(self._here))
+        _OPEN.add(self)
 
     def _here(self):
         """The core, on the thread that made it. Stage 5's loop is an `Rc`, bound to its
@@ -126,14 +152,22 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         self._here().run_forever()
 
     def stop(self):
+        if get_ident() != self._core_thread:
+            # asyncio's `stop` sets a flag, from any thread; stage 5's loop is bound to its
+            # thread, so the stop goes there, as `call_soon_threadsafe(loop.stop)` would,
+            # and wakes the loop (asyncio's would stop after its next event).
+            if not self.is_closed():
+                self._remote.call_soon_threadsafe(events.Handle(self.stop, (), self))
+            return
         self._stopping = True
-        self._here().stop()
+        self._core.stop()
 
     def close(self):
         core = self._here()
         super().close()  # asyncio's checks, its executor, its signal handlers
         if self.is_closed():
             core.close()
+            _OPEN.discard(self)
 
     def set_debug(self, enabled):
         super().set_debug(enabled)
@@ -148,12 +182,21 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         self._here().set_slow_callback_duration(seconds)
         self._slow_callback_duration = seconds
 
-    def _scratch_callback_failed(self, callback, args, exc):
-        """A callback raised `exc`: what asyncio's `Handle._run` tells the handler."""
+    def _scratch_callback_failed(self, callback, args, exc, when):
+        """A callback raised `exc`: what asyncio's `Handle._run` tells the handler. The
+        handle asyncio names is one of asyncio's classes with the same callback,
+        arguments and due time (`when`, None for a plain handle), made now: the Rust
+        closure that ran it does not know the Python handle `call_soon` returned."""
         source = format_helpers._format_callback_source(callback, args)
+        if when is None:
+            handle = events.Handle(callback, args, self)
+        else:
+            handle = events.TimerHandle(when, callback, args, self)
+        handle._source_traceback = None  # not where it was made: where it failed
         self.call_exception_handler({
             "message": f"Exception in callback {source}",
             "exception": exc,
+            "handle": handle,
         })
 
     # ---- the self-pipe and other threads: stage 5's ---------------------------------
@@ -188,7 +231,10 @@ class ScratchLoop(unix_events.SelectorEventLoop):
     def _remove_reader(self, fd):
         if self.is_closed():
             return False
-        return self._here().remove_reader(_fileno(fd))
+        fd = _fileno(fd)
+        # A number no descriptor can have (over C's int) has no reader: asyncio's selector
+        # looks it up and finds nothing.
+        return fd <= _FD_MAX and self._here().remove_reader(fd)
 
     def _add_writer(self, fd, callback, *args):
         self._check_closed()
@@ -197,7 +243,8 @@ class ScratchLoop(unix_events.SelectorEventLoop):
     def _remove_writer(self, fd):
         if self.is_closed():
             return False
-        return self._here().remove_writer(_fileno(fd))
+        fd = _fileno(fd)
+        return fd <= _FD_MAX and self._here().remove_writer(fd)
 
     # ---- signals: stage 5's signal table --------------------------------------------
 
