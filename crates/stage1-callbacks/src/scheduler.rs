@@ -94,15 +94,15 @@ pub struct Scheduler {
     inner: Rc<Inner>,
 }
 
-// ANCHOR: state
 struct Inner {
     clock: Rc<dyn Clock>,
+    // ANCHOR: collections
     ready: RefCell<VecDeque<Callback<Scheduler>>>, // to run now, first in first out
     sleeping: RefCell<TimerHeap<Callback<Scheduler>>>, // to run later, earliest first
+    // ANCHOR_END: collections
     next_id: Cell<u64>,
     running: Cell<Option<CallbackId>>, // the callback running now, for the trace
 }
-// ANCHOR_END: state
 
 impl Scheduler {
     /// An empty scheduler running on `clock`.

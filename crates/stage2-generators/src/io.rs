@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::runtime::sleep;
 
+// ANCHOR: retry
 /// How long a coroutine waits before trying a socket again.
 pub const POLL: Duration = Duration::from_millis(10);
 
@@ -28,6 +29,7 @@ async fn retry<T>(mut op: impl FnMut() -> io::Result<T>) -> io::Result<T> {
         }
     }
 }
+// ANCHOR_END: retry
 
 // ANCHOR: recv
 /// Receive into `buf` from a non-blocking socket; `Ok(0)` at end of stream.

@@ -137,6 +137,7 @@ impl WaitIo for Scheduler {
     }
 }
 
+// ANCHOR: retry
 /// Retry `op` until it does not answer `WouldBlock`, waiting for `interest` in between.
 async fn retry<S: WaitIo, T>(
     s: &S,
@@ -155,3 +156,4 @@ async fn retry<S: WaitIo, T>(
         }
     }
 }
+// ANCHOR_END: retry

@@ -38,6 +38,7 @@ use std::time::Duration;
 use mio::unix::SourceFd;
 use mio::{Events, Poll, Token};
 
+// ANCHOR: interest
 /// Which way a task waits on a socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Interest {
@@ -46,6 +47,7 @@ pub enum Interest {
     /// Writable: room in the send buffer, or an error.
     Write,
 }
+// ANCHOR_END: interest
 
 impl Interest {
     /// `"read"` or `"write"`, as the trace writes it.

@@ -133,7 +133,7 @@ pub struct EventLoop {
     owner: bool,
 }
 
-// ANCHOR: state
+// ANCHOR: state_ch5
 struct LoopInner {
     clock: Rc<dyn Clock>,
     virtual_clock: bool,              // `clock.is_virtual()`, asked once
@@ -148,6 +148,7 @@ struct LoopInner {
     slow_callback_duration: Cell<f64>,
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
+    // ANCHOR_END: state_ch5
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
     // Chapter 7: I/O, threads, signals.
     selector: RefCell<Selector>,
@@ -158,7 +159,6 @@ struct LoopInner {
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
 }
-// ANCHOR_END: state
 
 impl EventLoop {
     /// A loop on the real clock.

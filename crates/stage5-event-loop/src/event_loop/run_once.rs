@@ -123,6 +123,7 @@ impl EventLoop {
         );
         Ok(self.select_io(timeout)?)
     }
+    // ANCHOR_END: step3
 
     /// Step 3 on the virtual clock, with a timer: poll, and jump the clock if nothing
     /// came. Without one (and nothing outside to wait for), fail.
@@ -158,7 +159,6 @@ impl EventLoop {
         }
         Ok(events)
     }
-    // ANCHOR_END: step3
 
     // ANCHOR: step4
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
