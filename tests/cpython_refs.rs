@@ -1,4 +1,4 @@
-//! The book's references to CPython stay true (no seed section: the references are the
+//! The book's references to CPython stay true (no public source: the references are the
 //! book's own, and the introduction's table of sources says what they point at). Two kinds
 //! are checked, against the asyncio of the `python3` on the `PATH`:
 //!

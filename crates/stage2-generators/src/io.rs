@@ -1,7 +1,7 @@
-//! Socket operations by polling (book chapter 2, "A polling echo server, again"; seed 003,
-//! section 6, without `select`).
+//! Socket operations by polling (book chapter 2, "A polling echo server, again"; Beazley's talk,
+//! without `select`).
 //!
-//! The seed's `recv`, `send` and `accept` wait for the socket with `select`, which comes in
+//! The talk's `recv`, `send` and `accept` wait for the socket with `select`, which comes in
 //! stage 4. Until then a coroutine can *try*: make the socket non-blocking, attempt the
 //! operation, and on `WouldBlock` [`sleep`] for [`POLL`] and try again. To
 //! the caller it already looks like the real thing, `let n = recv(&mut s, &mut buf).await?`;

@@ -1,5 +1,5 @@
-//! The event loop: asyncio's `BaseEventLoop` (book chapter 5; seed 000, "任务执行" and
-//! "调用 call_xx", seed 001, "EventLoop 核心调度机制", seed 002, "asyncio 事件循环实现").
+//! The event loop: asyncio's `BaseEventLoop` (book chapter 5; asyncio's
+//! `base_events.py`: `BaseEventLoop`, its `call_*`, `_run_once` and `run_forever`).
 //!
 //! Two collections, a selector and one function, as in CPython:
 //!

@@ -1,5 +1,5 @@
 //! The task whose step runs now, and the future it waits on (book chapter 6, "Real
-//! wakers" and "Cancellation"; seed 003, section 4.1.2's `sched.current`, asyncio's
+//! wakers" and "Cancellation"; the `sched.current` of Beazley's talk, asyncio's
 //! `Task._fut_waiter`).
 //!
 //! Stages 2 to 4 needed a `current` slot to know which task was waiting. Stage 5 does not:
