@@ -1,4 +1,4 @@
-//! The book's references to CPython stay true (no seed section: the references are the
+//! The book's references to CPython stay true (no public source: the references are the
 //! book's own, and the introduction's table of sources says what they point at). Two kinds
 //! are checked, against the asyncio of the `python3` on the `PATH`:
 //!
@@ -198,6 +198,25 @@ def around(file, a, b):
             if start <= a and b <= node.end_lineno:
                 found.append((node.end_lineno - start, node.name))
     return ",".join(name for _, name in sorted(found)) or "-"
+tests_dir = os.path.join(os.path.dirname(root), "test", "test_asyncio")
+test_names = None
+def cpython_test(name):
+    global test_names
+    if not os.path.isdir(tests_dir):
+        return "nodir"
+    if test_names is None:
+        test_names = set()
+        for file in os.listdir(tests_dir):
+            if not file.endswith(".py"):
+                continue
+            test_names.add(file[:-3])
+            with open(os.path.join(tests_dir, file), encoding="utf-8") as f:
+                test_names.update(re.findall(r"^\s*(?:async\s+)?def\s+(test_\w+)\s*\(", f.read(), re.M))
+    if name.endswith("*"):
+        found = any(t.startswith(name[:-1]) for t in test_names)
+    else:
+        found = name in test_names
+    return "ok" if found else "missing"
 for line in sys.stdin:
     words = line.split()
     if not words:
@@ -206,6 +225,8 @@ for line in sys.stdin:
         print("name\t%s\t%s" % (words[1], "ok" if lookup(words[1]) else "missing"))
     elif words[0] == "range":
         print("range\t%s" % around(words[1], int(words[2]), int(words[3])))
+    elif words[0] == "test":
+        print("test\t%s\t%s" % (words[1], cpython_test(words[1])))
 "#;
 
 /// A book page: its file name and its text.
@@ -515,6 +536,197 @@ fn check(pages: &[Page], explicit: &[&str]) -> Checked {
         problems,
         python: Some(answers.version),
     }
+}
+
+/// The conformance scenarios whose names are ours: CPython 3.11.7's `Lib/test/test_asyncio`
+/// has no test of that name (each is named for what it checks). Every other scenario is
+/// named after the CPython test that checks the same thing, and must be one; the book names
+/// every one of these in a paragraph that says they are ours.
+const OUR_SCENARIOS: &[&str] = &[
+    "test_call_later_zero_after_ready",
+    "test__run_once_logging",
+    "test_default_exc_handler_lines",
+    "test_gather",
+    "test_gather_cancel",
+    "test_gather_wait_for_other_loop",
+    "test_queue_ping_pong",
+    "test_wait_for_timeout",
+    "test_wait_for_edges",
+    "test_timeout_edges",
+    "test_task_cancel",
+    "test_cancel_awaited",
+    "test_task_awaits_itself",
+    "test_await_future_of_other_loop",
+    "test_future_edges",
+    "test_run_until_complete_edges",
+    "test_run_while_another_loop_runs",
+    "test_transport_order",
+    "test_transport_water_marks",
+    "test_transport_close_full_buffer",
+    "test_transport_abort",
+    "test_transport_half_close",
+    "test_stream_readuntil_limit",
+];
+
+/// The files of the conformance scenarios: each `fn test_*` in them is one.
+const SCENARIO_FILES: &[&str] = &[
+    "crates/stage5-event-loop/tests/conformance.rs",
+    "crates/stage5-event-loop/tests/conformance_transports.rs",
+];
+
+/// The conformance scenarios: the `fn test_*` of `SCENARIO_FILES`.
+fn scenarios() -> Vec<String> {
+    let names: Vec<String> = SCENARIO_FILES
+        .iter()
+        .flat_map(|file| {
+            let text = fs::read_to_string(root().join(file)).unwrap();
+            text.lines()
+                .filter_map(|l| l.strip_prefix("fn test_"))
+                .map(|rest| {
+                    let end = rest.find('(').unwrap_or(rest.len());
+                    format!("test_{}", &rest[..end])
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(names.len() > 30, "found only {} scenarios", names.len());
+    names
+}
+
+/// The CPython test a code span names, if it names one: `test_close`, a module
+/// (`test_events`), or a prefix (`test_asyncio_run_*`).
+fn test_name(span: &str) -> Option<&str> {
+    let name = span.strip_prefix("test_")?;
+    let name = name.strip_suffix('*').unwrap_or(name);
+    let ok = name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+    ok.then_some(span)
+}
+
+/// Check that every test name given as CPython's (a code span `test_...` in `pages` and a
+/// scenario in `scenarios`, unless `ours` has it) is a test or a module of CPython 3.11.7's
+/// `test_asyncio`; that `ours` are scenarios, none of them CPython's; and that one paragraph
+/// of `pages` says "ours" and names every one of `ours`.
+fn check_tests(pages: &[Page], scenarios: &[String], ours: &[&str]) -> Checked {
+    let mut problems = Vec::new();
+    let mut given: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for name in scenarios.iter().filter(|n| !ours.contains(&n.as_str())) {
+        given
+            .entry(name.clone())
+            .or_default()
+            .push("a scenario".to_owned());
+    }
+    let mut said = false;
+    for page in pages {
+        for (line, unit) in units(&page.text) {
+            let spans: Vec<&str> = code_spans(&unit)
+                .into_iter()
+                .filter_map(test_name)
+                .collect();
+            let names_all = ours.iter().all(|o| spans.contains(o));
+            said |= !ours.is_empty() && names_all && mentions(&unit, "ours");
+            for span in spans.into_iter().filter(|s| !ours.contains(s)) {
+                let at = format!("{}:{line}", page.name);
+                given.entry(span.to_owned()).or_default().push(at);
+            }
+        }
+    }
+    for name in ours {
+        if !scenarios.iter().any(|s| s == name) {
+            problems.push(format!(
+                "OUR_SCENARIOS: `{name}` is no conformance scenario"
+            ));
+        }
+    }
+    if !said {
+        problems.push(
+            "no paragraph of the book says \"ours\" and names every one of OUR_SCENARIOS"
+                .to_owned(),
+        );
+    }
+    let mut questions: Vec<String> = given.keys().map(|n| format!("test {n}")).collect();
+    questions.extend(ours.iter().map(|n| format!("test {n}")));
+    let Some(answers) = ask_python(&questions) else {
+        return Checked {
+            problems,
+            python: None,
+        };
+    };
+    let python = Some(answers.version);
+    if answers.version != (3, 11, 7) {
+        eprintln!("note: python3 is not 3.11.7; CPython's test names not checked");
+        return Checked { problems, python };
+    }
+    if answers.lines.iter().any(|a| a.ends_with("\tnodir")) {
+        eprintln!(
+            "note: CPython's Lib/test/test_asyncio is not installed; its test names not checked"
+        );
+        return Checked { problems, python };
+    }
+    let (given_answers, our_answers) = answers.lines.split_at(given.len());
+    for ((name, at), answer) in given.iter().zip(given_answers) {
+        if !answer.ends_with("\tok") {
+            problems.push(format!(
+                "`{name}` is given as CPython's test (at {}), and 3.11.7's test_asyncio has \
+                 none of that name: a scenario of ours goes in OUR_SCENARIOS, and the book says so",
+                at.join(", ")
+            ));
+        }
+    }
+    for (name, answer) in ours.iter().zip(our_answers) {
+        if answer.ends_with("\tok") {
+            problems.push(format!(
+                "OUR_SCENARIOS: CPython's test_asyncio has a `{name}`: the scenario is named after it"
+            ));
+        }
+    }
+    Checked { problems, python }
+}
+
+#[test]
+fn every_test_name_given_as_cpython_s_is_in_its_test_asyncio() {
+    let checked = check_tests(&book(), &scenarios(), OUR_SCENARIOS);
+    assert!(
+        checked.problems.is_empty(),
+        "{}",
+        checked.problems.join("\n")
+    );
+}
+
+#[test]
+fn the_test_name_check_catches_a_name_of_ours_given_as_cpython_s() {
+    let page = Page {
+        name: "wrong.md".to_owned(),
+        text: "`test_close`, `test_asyncio_run_*` and `test_events`; `test_gather`.\n\n\
+               Ours: `test_sleep_zero`.\n"
+            .to_owned(),
+    };
+    let scenarios = [
+        "test_close",
+        "test_gather",
+        "test_sleep_zero",
+        "test_timeout_edges",
+    ]
+    .map(str::to_owned);
+    let ours = ["test_sleep_zero", "test_not_a_scenario"];
+    let checked = check_tests(&[page], &scenarios, &ours);
+    let mut expected = vec![
+        "OUR_SCENARIOS: `test_not_a_scenario` is no conformance scenario".to_owned(),
+        "no paragraph of the book says \"ours\" and names every one of OUR_SCENARIOS".to_owned(),
+    ];
+    if checked.python == Some((3, 11, 7)) && checked.problems.len() > 2 {
+        let cpython = |name: &str, at: &str| {
+            format!(
+                "`{name}` is given as CPython's test (at {at}), and 3.11.7's test_asyncio has \
+                 none of that name: a scenario of ours goes in OUR_SCENARIOS, and the book says so"
+            )
+        };
+        expected.extend([
+            cpython("test_gather", "a scenario, wrong.md:1"),
+            cpython("test_timeout_edges", "a scenario"),
+            "OUR_SCENARIOS: CPython's test_asyncio has a `test_sleep_zero`: the scenario is named after it".to_owned(),
+        ]);
+    }
+    assert_eq!(checked.problems, expected);
 }
 
 #[test]

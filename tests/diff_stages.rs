@@ -3,7 +3,10 @@
 //! read the same table and check that every file it names exists (a moved file fails here,
 //! naming its row), that each step shows its chapters' main files (the table's `main`
 //! column) as a diff or in full, and that what it shows is the real diff, that files sharing
-//! only braces are not diffed, and that bad arguments exit 2 with one line.
+//! only braces are not diffed, and that bad arguments exit 2 with one line. The book's
+//! "What changed" sections are checked against the same output: a section that runs the
+//! script names only files it prints, and chapters 2 to 4, each a step of its own, name
+//! every one.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -391,6 +394,166 @@ fn each_step_shows_its_chapters_main_files_as_diffs_or_in_full() {
         checked.contains(&"3 4: scheduler.rs (changed)".to_owned()),
         "{checked:#?}"
     );
+}
+
+/// The files a step's output prints, by their path under their stage's `src/`
+/// (`scheduler/inspect.rs`): those it shows as a diff or in full, says are no longer here,
+/// or lists as reused or in no row of the table.
+fn printed_files(output: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in output.lines().skip(1) {
+        // A heading's own file: `=== changed in stage 4: io.rs (`, `=== new in stage 2: ...`.
+        for kind in ["=== changed in stage ", "=== new in stage "] {
+            if let Some(rest) = line.strip_prefix(kind) {
+                if let Some((_, rest)) = rest.split_once(": ") {
+                    out.insert(rest.split(' ').next().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        // Full paths, in any line that is no diff line: `crates/stage1-callbacks/src/timer.rs`.
+        if line.starts_with("===") || line.starts_with("    crates/") {
+            for word in line.split([' ', '(', ')', ';', ',']) {
+                if let Some((_, path)) = word.split_once("/src/") {
+                    if word.starts_with("crates/") && path.ends_with(".rs") {
+                        out.insert(path.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A chapter's "What changed" section: (the chapter's file, the step `A B` it runs, the
+/// `.rs` files its code spans name), for every section that runs the script.
+fn what_changed_sections() -> Vec<(String, (usize, usize), BTreeSet<String>)> {
+    let mut out = Vec::new();
+    for page in files(&root().join("docs/src"), "md") {
+        let text = fs::read_to_string(&page).unwrap();
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(start) = text.find("\n## What changed") else {
+            continue;
+        };
+        let section = &text[start + 1..];
+        let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
+        let section = &section[..end];
+        let Some((_, after)) = section.split_once("diff-stages.sh ") else {
+            continue;
+        };
+        let nums: Vec<usize> = after
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let named = section
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|span| {
+                span.ends_with(".rs")
+                    && span
+                        .chars()
+                        .all(|c| c == '_' || c == '/' || c == '.' || c.is_ascii_alphanumeric())
+            })
+            .map(str::to_owned)
+            .collect();
+        out.push((name, (nums[0], nums[1]), named));
+    }
+    out
+}
+
+/// What a "What changed" section gets wrong about what the script printed: the files it
+/// names that were not printed and, where `whole` (a section that covers the whole step),
+/// the printed files it leaves out. A name matches a printed path it equals, or ends after
+/// a `/` (`inspect.rs` is `scheduler/inspect.rs`).
+fn section_problems(
+    named: &BTreeSet<String>,
+    printed: &BTreeSet<String>,
+    whole: bool,
+) -> Vec<String> {
+    let matches = |name: &str, path: &str| path == name || path.ends_with(&format!("/{name}"));
+    let mut problems = Vec::new();
+    for name in named {
+        if !printed.iter().any(|p| matches(name, p)) {
+            problems.push(format!("names `{name}`, which the script does not print"));
+        }
+    }
+    if whole {
+        for path in printed {
+            if !named.iter().any(|n| matches(n, path)) {
+                problems.push(format!("leaves out `{path}`, which the script prints"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn each_what_changed_section_names_the_files_the_script_prints() {
+    let sections = what_changed_sections();
+    let steps: Vec<_> = sections
+        .iter()
+        .map(|(page, step, _)| (page.as_str(), *step))
+        .collect();
+    for (page, step) in [
+        ("ch02-generators.md", (1, 2)),
+        ("ch03-tasks.md", (2, 3)),
+        ("ch04-select.md", (3, 4)),
+    ] {
+        assert!(
+            steps.contains(&(page, step)),
+            "{page} runs no diff-stages.sh {} {}: {steps:?}",
+            step.0,
+            step.1
+        );
+    }
+    let mut problems = Vec::new();
+    for (page, (a, b), named) in &sections {
+        let printed = printed_files(&step(*a, *b));
+        // Chapters 2 to 4 are each a step of their own, and their sections cover all of it;
+        // chapters 5 to 7 share the step from stage 4 and each tells its own part.
+        let whole = page.as_str() < "ch05";
+        for problem in section_problems(named, &printed, whole) {
+            problems.push(format!(
+                "{page}, What changed (diff-stages.sh {a} {b}): {problem}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_what_changed_section_that_names_a_file_not_printed_or_leaves_one_out_fails() {
+    let output = "Stage 1 to stage 2, concept by concept. Main files: chapter 2: scheduler.rs.\n\
+                  === changed in stage 2: scheduler.rs (the scheduler), from stage 1's scheduler.rs ===\n\
+                  --- crates/stage1-a/src/scheduler.rs\n\
+                  +++ crates/stage2-b/src/scheduler.rs\n\
+                  +    let x = crates/stage9-z/src/not_a_heading.rs;\n\
+                  === new in stage 2: io.rs (io) ===\n\
+                  === no longer here: crates/stage1-a/src/scheduler/inspect.rs (what it holds) ===\n\
+                  === reused unchanged, the same file in stage 1 and in stage 2 ===\n    \
+                  crates/stage1-a/src/timer.rs (the timer heap)\n";
+    let printed = printed_files(output);
+    let want: BTreeSet<String> = ["io.rs", "scheduler.rs", "scheduler/inspect.rs", "timer.rs"]
+        .map(str::to_owned)
+        .into();
+    assert_eq!(printed, want);
+    let named = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<_>>();
+    let right = named(&["scheduler.rs", "io.rs", "inspect.rs", "timer.rs"]);
+    assert!(section_problems(&right, &printed, true).is_empty());
+    assert_eq!(
+        section_problems(
+            &named(&["scheduler.rs", "io.rs", "timer.rs", "clock.rs"]),
+            &printed,
+            true
+        ),
+        [
+            "names `clock.rs`, which the script does not print",
+            "leaves out `scheduler/inspect.rs`, which the script prints",
+        ]
+    );
+    assert!(section_problems(&named(&["io.rs"]), &printed, false).is_empty());
 }
 
 /// A small repository of three stages and a table, for the script's rules on their own.

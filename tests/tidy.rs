@@ -1,13 +1,16 @@
 //! Tidy checks: the conventions that keep the book and the crates readable side by side.
 //!
 //! - every `.rs` file under `crates/` opens with a `//!` module doc;
-//! - every stage crate's lib doc names its book chapter and its seed section;
+//! - every stage crate's lib doc names its book chapter and the public source it retraces
+//!   (Beazley's talk, linked, or CPython's asyncio);
 //! - every stage ships the three examples every learner can run in any stage;
 //! - every crate's lib doc links its chapter of the built book, and the chapter exists;
 //! - every `{{#include path:anchor}}` in `docs/` names a file that exists and an anchor
 //!   (`// ANCHOR: name` … `// ANCHOR_END: name`) that exists in it;
 //! - every picture in `docs/` (`![alt](path)`) names a file that exists, and has an alt text;
-//! - every timeline picture has its run as a stepper beneath it (`docs/theme/stepper.js`).
+//! - every timeline picture has its run as a stepper beneath it (`docs/theme/stepper.js`);
+//! - the introduction's map lists every page of `docs/src/SUMMARY.md`, in its order and
+//!   under its title.
 //!
 //! (`scripts/check-book.sh` checks the built book in a browser as well; these are the
 //! checks a plain `cargo test` can make.)
@@ -34,7 +37,7 @@ fn every_rust_file_under_crates_opens_with_a_module_doc() {
 }
 
 #[test]
-fn every_stage_names_its_chapter_and_seed_section() {
+fn every_stage_names_its_chapter_and_public_source() {
     let stages = stages();
     assert!(!stages.is_empty());
     for (n, dir) in &stages {
@@ -50,9 +53,11 @@ fn every_stage_names_its_chapter_and_seed_section() {
             "{}: the lib doc must name book chapter {n}",
             dir.display()
         );
+        let talk =
+            doc.contains("Beazley") && doc.contains("https://www.youtube.com/watch?v=Y4Gt3Xjd7G8");
         assert!(
-            doc.contains("seed 00") || doc.contains("seeds 00"),
-            "{}: the lib doc must name the seed section it retraces",
+            talk || doc.contains("asyncio"),
+            "{}: the lib doc must name the public source it retraces (Beazley's talk, linked, or asyncio)",
             dir.display()
         );
     }
@@ -285,4 +290,99 @@ fn chapter_link_parsing() {
         ),
         ["ch01-x", "y"]
     );
+}
+
+/// The `[title](page.md)` links of `text`, in order.
+fn page_links(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        rest = &rest[open + 1..];
+        let Some(close) = rest.find("](") else { break };
+        let title = &rest[..close];
+        let after = &rest[close + 2..];
+        let Some(end) = after.find(')') else { break };
+        let target = &after[..end];
+        if target.ends_with(".md") && !target.contains('/') && !title.contains('[') {
+            out.push((title.to_owned(), target.to_owned()));
+        }
+        rest = after;
+    }
+    out
+}
+
+/// What is wrong with the introduction's map (the table under its "## The map"), against
+/// the pages of `summary` but the introduction: a page left out, one added, or another
+/// order or title.
+fn map_problems(summary: &str, introduction: &str) -> Vec<String> {
+    let pages: Vec<_> = page_links(summary)
+        .into_iter()
+        .filter(|(_, page)| page != "introduction.md")
+        .collect();
+    let Some(start) = introduction.find("\n## The map\n") else {
+        return vec!["the introduction has no \"## The map\" section".to_owned()];
+    };
+    let rows: String = introduction[start..]
+        .lines()
+        .skip(2)
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('|').nth(1))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let map = page_links(&rows);
+    let mut problems = Vec::new();
+    for (title, page) in &pages {
+        if !map.iter().any(|(_, p)| p == page) {
+            problems.push(format!("the map leaves out [{title}]({page})"));
+        }
+    }
+    for (title, page) in &map {
+        if !pages.iter().any(|(_, p)| p == page) {
+            problems.push(format!(
+                "the map has [{title}]({page}), which SUMMARY.md does not"
+            ));
+        }
+    }
+    if problems.is_empty() && map != pages {
+        problems.push(format!(
+            "the map's pages and titles are not SUMMARY.md's, in its order:\n  map:     {map:?}\n  SUMMARY: {pages:?}"
+        ));
+    }
+    problems
+}
+
+#[test]
+fn the_introduction_s_map_lists_every_page_of_the_summary_in_order() {
+    let read = |page: &str| fs::read_to_string(root().join("docs/src").join(page)).unwrap();
+    let problems = map_problems(&read("SUMMARY.md"), &read("introduction.md"));
+    assert!(
+        problems.is_empty(),
+        "introduction.md: {}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_map_check_catches_a_page_left_out_added_or_out_of_order() {
+    let summary = "# Summary\n\n[Introduction](introduction.md)\n\n- [One](ch01.md)\n  - [Aside](aside.md)\n- [Two](ch02.md)\n";
+    let intro = |rows: &str| {
+        format!("# Introduction\n\n## The map\n\n| page | what |\n| --- | --- |\n{rows}\n## Next\n")
+    };
+    let right =
+        intro("| [One](ch01.md) | a |\n| [Aside](aside.md) | b |\n| [Two](ch02.md) | c |\n");
+    assert!(map_problems(summary, &right).is_empty());
+    let missing = intro(
+        "| [One](ch01.md) | a, see [Two](ch02.md) |\n| [Aside](aside.md) | b |\n| [Three](ch03.md) | c |\n",
+    );
+    assert_eq!(
+        map_problems(summary, &missing),
+        [
+            "the map leaves out [Two](ch02.md)",
+            "the map has [Three](ch03.md), which SUMMARY.md does not",
+        ]
+    );
+    let swapped =
+        intro("| [One](ch01.md) | a |\n| [Two](ch02.md) | c |\n| [Aside](aside.md) | b |\n");
+    assert_eq!(map_problems(summary, &swapped).len(), 1);
 }

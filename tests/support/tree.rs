@@ -1,5 +1,5 @@
 //! The repository's files, as the tidy checks walk them (the conventions ARCHITECTURE.md
-//! states; no seed section). Shared by `tidy.rs` and `architecture.rs`.
+//! states; no public source). Shared by `tidy.rs` and `architecture.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Echo clients: the other end of every stage's `echo_server`.
 //!
-//! Not a stage and not retracing any seed section: this crate is the test and benchmark
+//! Not a stage and not retracing any public source: this crate is the test and benchmark
 //! harness. [`client`] holds small blocking clients (connect, round trip, reset,
 //! half-close) and [`scenario`] the scenarios every stage's echo test runs, so that each
 //! stage's test reads as what it checks rather than as socket plumbing; [`stream`] holds

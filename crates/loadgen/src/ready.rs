@@ -1,5 +1,5 @@
 //! Wait, for real and for a bounded time, until a descriptor is readable. The test and
-//! benchmark harness's own plumbing: no book chapter or seed section.
+//! benchmark harness's own plumbing: no book chapter or public source.
 //!
 //! Tests that step a loop on the virtual clock with real loopback sockets need it: an
 //! iteration with no event ready lets the virtual clock jump to the next timer, so a

@@ -1,16 +1,16 @@
 //! The clock every stage schedules by (book chapter 1, "Time without waiting").
 //!
-//! The seed calls `time.time()` for "now" and `time.sleep(delta)` to wait for the next
+//! The talk calls `time.time()` for "now" and `time.sleep(delta)` to wait for the next
 //! deadline. We put both behind one trait so a scheduler can run on either of two clocks:
 //!
-//! - [`RealClock`]: monotonic, and really sleeps. This is what the seed does.
+//! - [`RealClock`]: monotonic, and really sleeps. This is what the talk does.
 //! - [`VirtualClock`]: starts at 0.000 and, where a scheduler would sleep until a deadline,
 //!   jumps straight to it (trio's `MockClock` with autojump). A twenty-second demo finishes at
 //!   once and prints exactly the same schedule, which is what makes snapshot tests possible.
 //!
 //! Times are [`Duration`]s since the clock started, not wall-clock timestamps: a schedule
 //! only ever cares about "how long from the start", and `Duration` arithmetic is exact,
-//! so two timers due at `0 + 4 s` and `3 s + 1 s` really are equal (the seed's floats are
+//! so two timers due at `0 + 4 s` and `3 s + 1 s` really are equal (the talk's floats are
 //! not always).
 //!
 //! Every stage takes its clock from here. Chapter 1 teaches it, yet it lives in the
@@ -36,7 +36,7 @@ pub trait Clock {
     fn is_virtual(&self) -> bool;
 }
 
-/// The clock the seed uses: real, monotonic time, and real sleeping.
+/// The clock the talk uses: real, monotonic time, and real sleeping.
 #[derive(Debug)]
 pub struct RealClock {
     start: Instant,

@@ -2,8 +2,8 @@
 //! introduction, "Running the examples"; chapter 1, "The heap and its tie-breaker";
 //! "Going further", "Output that never blocks the loop").
 //!
-//! The seed prints with `print(...)`. Our examples print with [`say!`](crate::say) instead,
-//! which writes to this thread's *console*. The console knows three things the seed's
+//! The talk prints with `print(...)`. Our examples print with [`say!`](crate::say) instead,
+//! which writes to this thread's *console*. The console knows three things the talk's
 //! `print` does not:
 //!
 //! - whether to stamp each line with scheduler time, as `format!("{:7.3} | {}", secs, line)`
@@ -27,7 +27,7 @@
 //! when `main` returns or the process calls `exit` (this crate's `tests/stdout.rs` checks
 //! the latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
 //!
-//! Why a thread-local and not a global: like the seed's `print`, every piece of the
+//! Why a thread-local and not a global: like the talk's `print`, every piece of the
 //! program can say something without being handed an output object, yet two tests running
 //! on two threads each capture their own lines.
 
@@ -60,7 +60,7 @@ enum Sink {
 }
 
 impl Default for Console {
-    /// Plain lines to standard output, no stamps, no trace: the seed's `print`.
+    /// Plain lines to standard output, no stamps, no trace: the talk's `print`.
     fn default() -> Self {
         Console {
             clock: None,
@@ -221,7 +221,7 @@ pub fn warn(args: fmt::Arguments<'_>) {
     send(&streams().stderr, &format!("{args}\n"));
 }
 
-/// Print a line of program output: the seed's `print`, stamped as the flags ask.
+/// Print a line of program output: the talk's `print`, stamped as the flags ask.
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {

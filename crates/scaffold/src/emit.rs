@@ -1,4 +1,4 @@
-//! Reporting a scheduler step (book introduction, "Reading a trace"). No seed section.
+//! Reporting a scheduler step (book introduction, "Reading a trace"). No public source.
 //!
 //! A scheduler reports a step with [`event!`](macro@crate::event): `event!(Event::Run { id })`.
 //! The one event goes to both places that want it: printed as a `--trace` line by the

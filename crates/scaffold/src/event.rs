@@ -1,5 +1,5 @@
 //! The scheduler's steps as data (book introduction, "Reading a trace"; chapter 1, "The
-//! heap and its tie-breaker", its first trace). No seed section: the seed's schedulers
+//! heap and its tie-breaker", its first trace). No public source: the talk's schedulers
 //! print nothing about themselves; this is the project's own instrument, shared by every
 //! stage.
 //!
@@ -80,7 +80,7 @@ pub enum Event {
         /// The task.
         task: Id,
     },
-    /// A task's coroutine runs one step (one `poll`, the seed's `send(None)`).
+    /// A task's coroutine runs one step (one `poll`, the talk's `send(None)`).
     Step {
         /// The task.
         task: Id,
@@ -100,7 +100,7 @@ pub enum Event {
         /// `(due, seq)`, when the task itself is on the heap.
         timer: Option<(Duration, u64)>,
     },
-    /// A task steps out of `current` to wait for something (the seed's
+    /// A task steps out of `current` to wait for something (the talk's
     /// `sched.current = None`).
     Suspend {
         /// The task.

@@ -1,8 +1,8 @@
 //! # Scaffold: what every stage shares and no chapter teaches
 //!
 //! The [book introduction](../../../docs/book/introduction.html) explains it; no chapter is
-//! about it, and it retraces no seed section. Every stage stands on this crate, stage 1
-//! included: the output contract every example follows (the seed's `print`, plus
+//! about it, and it retraces no public source. Every stage stands on this crate, stage 1
+//! included: the output contract every example follows (the talk's `print`, plus
 //! `--timestamps`, `--virtual-time`, `--trace`, `--timeline`, `--record` and `--step`), the scheduler's steps as
 //! trace events and their recording, the timeline drawing, the examples' options, and the
 //! echo servers' network helpers. None of it changes from stage to stage, so it lives here

@@ -1,8 +1,8 @@
 //! The echo servers' shared plumbing: a listening socket with a clear error, and the
-//! reply (book chapter 1, "A polling echo server"; seed 003, section 6 `tcp_server`).
+//! reply (book chapter 1, "A polling echo server"; Beazley's talk, its `tcp_server`).
 //!
 //! Every stage's `echo_server` example listens on 127.0.0.1:30000 by default, answers
-//! `Got:` + data as the seed's does (or the bytes unchanged with `--plain`), and turns a
+//! `Got:` + data as the talk's does (or the bytes unchanged with `--plain`), and turns a
 //! port in use into one readable line and exit code 1. That part never changes from stage
 //! to stage, so it lives here once. Stage 5's server, which can run several event loops,
 //! adds flags of its own and listens with `SO_REUSEPORT` ([`listen_reuse_port`]; the
@@ -91,7 +91,7 @@ pub fn listen_reuse_port(addr: SocketAddr) -> Result<TcpListener, ListenError> {
 /// How an echo server answers a chunk of data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reply {
-    /// `Got:` + data, as the seed's server does.
+    /// `Got:` + data, as the talk's server does.
     #[default]
     Got,
     /// The bytes unchanged (`--plain`), for standard echo clients and benchmarks.

@@ -1,6 +1,6 @@
 //! Output that never blocks the loop (book, "Going further", "Output that never blocks
-//! the loop", where chapter 1's "When nobody reads the output" points). No seed section:
-//! the seed's `print` writes and, if the pipe is full, waits.
+//! the loop", where chapter 1's "When nobody reads the output" points). No public source:
+//! the talk's `print` writes and, if the pipe is full, waits.
 //!
 //! A scheduler runs everything on one thread, so a `print` that blocks stops every task.
 //! Writing to a terminal or a file never blocks for long, but writing to a pipe blocks
@@ -246,7 +246,7 @@ impl Shared {
         self.sink.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The fallback without a writer thread: the blocking write of the seed's `print`.
+    /// The fallback without a writer thread: the blocking write of the talk's `print`.
     fn write_directly(&self, line: &[u8]) -> bool {
         let mut sink = self.sink();
         sink.write_all(line).and_then(|()| sink.flush()).is_ok()

@@ -1,5 +1,5 @@
 //! The files a recorded run is written to, `--timeline FILE.svg` and `--record FILE.json`
-//! (book introduction, "Timelines" and "Watching a run"). No seed section: the project's own
+//! (book introduction, "Timelines" and "Watching a run"). No public source: the project's own
 //! instrument.
 //!
 //! Each file is created before the run, so that a path that cannot be written is an error

@@ -1,5 +1,5 @@
 //! The scheduler's state, as the scheduler itself reports it (book introduction, "Watching
-//! a run"). No seed section: the seed's schedulers print nothing about themselves; this is
+//! a run"). No public source: the talk's schedulers print nothing about themselves; this is
 //! the project's own instrument, shared by every stage.
 //!
 //! A trace line says what a scheduler *did*; a learner stepping through a run also wants

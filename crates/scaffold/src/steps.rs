@@ -1,5 +1,5 @@
 //! A recorded run, step by step with the scheduler's state, as the book's steppers read it
-//! (book introduction, "Watching a run"). No seed section: the project's own instrument.
+//! (book introduction, "Watching a run"). No public source: the project's own instrument.
 //!
 //! [`to_json`] writes one JSON object:
 //!

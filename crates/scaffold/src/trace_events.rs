@@ -1,5 +1,5 @@
 //! A run in the Chrome trace-event format, for the Perfetto UI or `chrome://tracing`
-//! (book introduction, "Watching a run"; `--record FILE.json`). No seed section: the
+//! (book introduction, "Watching a run"; `--record FILE.json`). No public source: the
 //! project's own instrument.
 //!
 //! It reads the recording the timeline draws from ([`crate::record`]), through the same

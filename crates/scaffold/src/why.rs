@@ -1,5 +1,5 @@
-//! Why each entry is in the ready queue (book introduction, "Watching a run"). No seed
-//! section: the project's own instrument.
+//! Why each entry is in the ready queue (book introduction, "Watching a run"). No public
+//! source: the project's own instrument.
 //!
 //! The loop itself performs every `call_soon`, every timer's move to the ready queue, every
 //! wake and every I/O readiness, and reports each as an event at the moment it does it. So

@@ -1,6 +1,6 @@
 //! # countdown (stage 1): two loops become two chains of callbacks
 //!
-//! Seed 003, section 2. `countdown(5)` prints `Down 5` … `Down 1`, one line every 4 s;
+//! From Beazley's talk. `countdown(5)` prints `Down 5` … `Down 1`, one line every 4 s;
 //! `countup(20)` prints `Up 0` … `Up 19`, one every second. Neither function loops or
 //! sleeps: each prints one line and asks the scheduler to call it again later, so both
 //! make progress on one thread.
@@ -44,7 +44,7 @@ fn countup(s: &Scheduler, stop: u32) {
 // ANCHOR_END: countdown
 
 // ANCHOR: program
-/// The seed's program: schedule both, then the caller runs the scheduler.
+/// The talk's program: schedule both, then the caller runs the scheduler.
 pub fn program(s: &Scheduler) {
     s.call_soon(|s| countdown(s, 5));
     s.call_soon(|s| countup(s, 20));

@@ -1,6 +1,6 @@
 //! # echo_server (stage 1): a TCP server out of callbacks and a stopwatch
 //!
-//! The seed's `tcp_server` (seed 003, section 6) needs `select`, which stage 1 does not
+//! The `tcp_server` of Beazley's talk needs `select`, which stage 1 does not
 //! have. With only `call_soon` and `call_later`, a server can still serve many clients on
 //! one thread: make every socket non-blocking and *poll* it, asking "anything yet?" every
 //! 10 ms and rescheduling itself with `call_later` when the answer is "would block".

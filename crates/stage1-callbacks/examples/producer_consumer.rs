@@ -1,6 +1,6 @@
 //! # producer_consumer (stage 1): a queue whose consumer leaves a callback
 //!
-//! Seed 003, section 3.2. The producer puts 0 … 9 into an [`AsyncQueue`], one a second,
+//! From Beazley's talk. The producer puts 0 … 9 into an [`AsyncQueue`], one a second,
 //! then closes it; the consumer asks the queue for each item with a callback and prints it.
 //! Output: `Producing 0`, `Consuming 0`, … `Producing 9`, `Consuming 9`, `Producer done`,
 //! `Consumer done`.
@@ -50,7 +50,7 @@ fn consumer(s: &Scheduler, q: AsyncQueue<u32>) {
 }
 // ANCHOR_END: consumer
 
-/// The seed's program: one queue, producer(q, 10) and consumer(q).
+/// The talk's program: one queue, producer(q, 10) and consumer(q).
 pub fn program(s: &Scheduler) {
     let q = AsyncQueue::new();
     let q2 = q.clone();

@@ -1,10 +1,11 @@
 //! # Stage 1: the callback scheduler
 //!
-//! Book chapter 1, [Callbacks](../../../docs/book/ch01-callbacks.html). Retraces seed 003,
-//! sections 2 and 3: a scheduler that runs functions instead of threads. `call_soon` queues
-//! a callback to run now, `call_later` parks one in a heap ordered by
-//! `(deadline, sequence)`, and `run` drains the ready queue and sleeps until the next
-//! deadline. Producer and consumer talk through a queue whose `get` takes a callback.
+//! Book chapter 1, [Callbacks](../../../docs/book/ch01-callbacks.html). Retraces the first part of
+//! David Beazley's talk [*Build Your Own Async*](https://www.youtube.com/watch?v=Y4Gt3Xjd7G8): a
+//! scheduler that runs functions instead of threads. `call_soon` queues a callback to run now,
+//! `call_later` parks one in a heap ordered by `(deadline, sequence)`, and `run` drains the ready
+//! queue and sleeps until the next deadline. Producer and consumer talk through a queue whose `get`
+//! takes a callback.
 //!
 //! This crate holds the lesson and nothing else:
 //!

@@ -1,11 +1,11 @@
-//! A queue for callbacks (book chapter 1, "The queue and its bug"; seed 003, section 3.2).
+//! A queue for callbacks (book chapter 1, "The queue and its bug"; Beazley's talk).
 //!
 //! A consumer cannot block in `get` (that would block the whole scheduler), so it hands
-//! `get` a callback instead: "call me with the next item". The seed wraps the item or the
+//! `get` a callback instead: "call me with the next item". The talk wraps the item or the
 //! `QueueClosed` exception in a `Result` class; that class is Rust's own
 //! [`Result<T, QueueClosed>`].
 //!
-//! The seed's queue has a bug that two consumers expose. Its `get` checks that an item is
+//! The talk's queue has a bug that two consumers expose. Its `get` checks that an item is
 //! there, then schedules `callback(Result(self.items.popleft()))`: the item is popped
 //! *later*, when that lambda runs. Two consumers calling `get` while one item waits both
 //! see it, both schedule a pop, and the second pops an empty deque (`IndexError`).
@@ -123,7 +123,7 @@ impl<T: 'static> AsyncQueue<T> {
     ) {
         let mut state = self.state.borrow_mut();
         if let Some(item) = state.items.pop_front() {
-            // Popped now, not when the callback runs: the seed's bug is popping later.
+            // Popped now, not when the callback runs: the talk's bug is popping later.
             event!(Event::note("queue get: an item is there"));
             s.call_soon(move |s| callback(s, Ok(item)));
         } else if state.closed {
@@ -207,7 +207,7 @@ mod tests {
         let s = Scheduler::new(VirtualClock::new());
         let q = AsyncQueue::new();
         let log: Log = Rc::default();
-        // One item already queued when both consumers ask: the seed's IndexError case.
+        // One item already queued when both consumers ask: the talk's IndexError case.
         q.put(&s, 0).unwrap();
         consume(&s, &q, "A", &log);
         consume(&s, &q, "B", &log);

@@ -1,14 +1,13 @@
-//! The callback scheduler (book chapter 1, "The ready queue" and "Running it"; seed 003,
-//! section 2).
+//! The callback scheduler (book chapter 1, "The ready queue" and "Running it"; Beazley's talk).
 //!
-//! Two collections and a loop, as in the seed:
+//! Two collections and a loop, as in the talk:
 //!
 //! - `ready`: a FIFO of callbacks to run now (`call_soon` appends);
 //! - `sleeping`: the [`TimerHeap`] of callbacks due later (`call_later` pushes);
 //! - `run`: drain `ready`, including callbacks added while draining; when it is empty,
 //!   wait for the earliest sleeper and move it to `ready`; stop when both are empty.
 //!
-//! What changed from Python: the seed reaches its scheduler through a global `sched`.
+//! What changed from Python: the talk reaches its scheduler through a global `sched`.
 //! Here nothing is global. [`Scheduler`] is a cheap handle (an `Rc`), and every callback
 //! is handed `&Scheduler` when it runs, so "schedule the next step" is
 //! `s.call_later(delay, ...)` on the scheduler that is running you. The collections sit
@@ -31,9 +30,9 @@ use crate::timer::TimerHeap;
 
 mod inspect;
 
-/// A scheduled callback, with the number the trace knows it by. The seed's callbacks are
+/// A scheduled callback, with the number the trace knows it by. The talk's callbacks are
 /// Python functions of no arguments; ours take the scheduler `S` that runs them, which
-/// replaces the seed's global `sched`. (Generic so that stage 4's scheduler, which adds
+/// replaces the talk's global `sched`. (Generic so that stage 4's scheduler, which adds
 /// I/O, can hold callbacks that take *it*.)
 pub struct Callback<S> {
     /// The callback's number.
@@ -74,7 +73,7 @@ impl From<CallbackId> for Id {
 }
 
 // ANCHOR: schedule
-/// What a callback scheduler offers the code it runs: the seed's `call_soon`, `call_later`
+/// What a callback scheduler offers the code it runs: the talk's `call_soon`, `call_later`
 /// and the time. Stage 1's [`Scheduler`] implements it, and so does stage 4's, which adds
 /// I/O; stage 3's `Task` is written against this trait, so it runs on either.
 pub trait Schedule: Clone + 'static {
@@ -94,15 +93,15 @@ pub struct Scheduler {
     inner: Rc<Inner>,
 }
 
-// ANCHOR: state
 struct Inner {
     clock: Rc<dyn Clock>,
+    // ANCHOR: collections
     ready: RefCell<VecDeque<Callback<Scheduler>>>, // to run now, first in first out
     sleeping: RefCell<TimerHeap<Callback<Scheduler>>>, // to run later, earliest first
+    // ANCHOR_END: collections
     next_id: Cell<u64>,
     running: Cell<Option<CallbackId>>, // the callback running now, for the trace
 }
-// ANCHOR_END: state
 
 impl Scheduler {
     /// An empty scheduler running on `clock`.

@@ -1,13 +1,13 @@
 //! The sleeping heap and its tie-breaker (book chapter 1, "The heap and its tie-breaker";
-//! seed 003, section 2).
+//! Beazley's talk).
 //!
-//! The seed keeps sleeping callbacks in a `heapq` of `(deadline, func)` tuples. Python
+//! The talk keeps sleeping callbacks in a `heapq` of `(deadline, func)` tuples. Python
 //! compares tuples element by element, so two callbacks due at the same moment make it
 //! compare the functions themselves, and the scheduler dies with
 //! `TypeError: '<' not supported between instances of 'function' and 'function'`.
 //!
 //! In Rust the same mistake does not get that far. [`BinaryHeap`] wants `Ord` elements, a
-//! tuple is `Ord` only if every field is, and a closure is not `Ord`, so the seed's first
+//! tuple is `Ord` only if every field is, and a closure is not `Ord`, so the talk's first
 //! heap is a compile error:
 //!
 //! ```compile_fail,E0277
@@ -19,7 +19,7 @@
 //! sleeping.push((Duration::from_secs(4), down)); // error[E0277]: the closure is not `Ord`
 //! ```
 //!
-//! The seed's fix is a counter between the two: `(deadline, sequence, func)`. Sequences
+//! The talk's fix is a counter between the two: `(deadline, sequence, func)`. Sequences
 //! never repeat, so the comparison never reaches the function, and equal deadlines come out
 //! in the order they were scheduled. Here the same idea is spelled as an `Ord` impl on
 //! [`Timer`] that looks at `(deadline, sequence)` only: the item inside never needs to be
@@ -72,7 +72,7 @@ impl<T, D: Ord> PartialEq for Timer<T, D> {
 
 impl<T, D: Ord> Eq for Timer<T, D> {}
 
-/// A min-heap of [`Timer`]s ordered by `(deadline, sequence)`: the seed's `sleeping` list
+/// A min-heap of [`Timer`]s ordered by `(deadline, sequence)`: the talk's `sleeping` list
 /// together with its `sequence` counter.
 #[derive(Debug)]
 pub struct TimerHeap<T, D = Duration> {
@@ -96,7 +96,7 @@ impl<T, D: Ord + Copy> TimerHeap<T, D> {
     }
 
     // ANCHOR: push
-    /// Add `item`, due at `deadline`. Returns its sequence number: the seed's
+    /// Add `item`, due at `deadline`. Returns its sequence number: the talk's
     /// `self.sequence += 1; heappush(self.sleeping, (deadline, self.sequence, func))`.
     pub fn push(&mut self, deadline: D, item: T) -> u64 {
         self.sequence += 1;

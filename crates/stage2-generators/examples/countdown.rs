@@ -1,7 +1,7 @@
 //! # countdown (stage 2): the loops are back
 //!
-//! Seed 003, section 4.1.3. The same program as stage 1's `countdown` (countdown(5) every
-//! 4 s, countup(20) every second), written as the seed's coroutines: plain loops that
+//! From Beazley's talk. The same program as stage 1's `countdown` (countdown(5) every
+//! 4 s, countup(20) every second), written as the talk's coroutines: plain loops that
 //! `sleep(...).await` where the blocking version called `time.sleep`. `sleep` does not block:
 //! it parks the task in the scheduler's sleeping heap and switches to another task.
 //!
@@ -38,7 +38,7 @@ async fn countup(stop: u32) {
 }
 // ANCHOR_END: countdown
 
-/// The seed's program: two tasks; the caller runs the scheduler.
+/// The talk's program: two tasks; the caller runs the scheduler.
 pub fn program(s: &Scheduler) {
     s.new_task(countdown(5));
     s.new_task(countup(20));

@@ -1,6 +1,6 @@
 //! # echo_server (stage 2): one task per connection, still polling
 //!
-//! The seed's `tcp_server` and `echo_handler` (seed 003, section 6), written as they are
+//! The `tcp_server` and `echo_handler` of Beazley's talk, written as they are
 //! there, a task per connection in a plain loop, but with stage 2's tools: `accept`,
 //! `recv` and `sendall` from `stage2::io` try the non-blocking socket and, when it would
 //! block, `sleep` 10 ms and try again.

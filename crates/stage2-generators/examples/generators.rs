@@ -1,13 +1,13 @@
 //! # generators (stage 2): pausing functions, by hand and by the compiler
 //!
-//! Seed 003, sections 4.1.1 and 4.1.2. `countdown(5)` and `countup(5)` are loops again,
+//! From Beazley's talk. `countdown(5)` and `countup(5)` are loops again,
 //! each pausing after every line, and a round-robin scheduler resumes them in turn, so
 //! their lines interleave: `Down 5`, `Up 0`, `Down 4`, `Up 1`, ... Nothing sleeps: everything
 //! happens at 0.000.
 //!
 //! By default the generators are the hand-written state machines of
 //! `stage2::generator`. With `--async` the same two loops are `async fn`s that
-//! `switch().await` where the seed writes `yield`, run by stage 2's coroutine scheduler:
+//! `switch().await` where the talk writes `yield`, run by stage 2's coroutine scheduler:
 //! the compiler writes the state machine, and the output is the same.
 //!
 //! ```text
@@ -30,7 +30,7 @@ pub fn by_hand() {
 }
 
 // ANCHOR: async_countdown
-/// `countdown` as the compiler's state machine: the seed's loop, with `switch().await`
+/// `countdown` as the compiler's state machine: the talk's loop, with `switch().await`
 /// where it writes `yield`.
 async fn countdown(mut n: u32) {
     while n > 0 {

@@ -1,6 +1,6 @@
 //! # producer_consumer (stage 2): a queue you can await
 //!
-//! Seed 003, section 4.2. The producer puts 0 … 9 into an `AsyncQueue`, sleeping a second
+//! From Beazley's talk. The producer puts 0 … 9 into an `AsyncQueue`, sleeping a second
 //! between items, then closes it; the consumer is an ordinary loop around `q.get().await`.
 //! Same lines as stage 1's: `Producing n`, `Consuming n`, `Producer done`, `Consumer done`.
 //!
@@ -35,7 +35,7 @@ async fn consumer(q: AsyncQueue<u32>) {
 }
 // ANCHOR_END: producer_consumer
 
-/// The seed's program: one queue, producer(q, 10) and consumer(q) as tasks.
+/// The talk's program: one queue, producer(q, 10) and consumer(q) as tasks.
 pub fn program(s: &Scheduler) {
     let q = AsyncQueue::new();
     s.new_task(producer(q.clone(), 10));

@@ -1,16 +1,16 @@
-//! Generators by hand (book chapter 2, "Generators by hand"; seed 003, section 4.1.1).
+//! Generators by hand (book chapter 2, "Generators by hand"; Beazley's talk).
 //!
-//! The seed turns `countdown` back into a loop and marks where it may pause with `yield`.
+//! The talk turns `countdown` back into a loop and marks where it may pause with `yield`.
 //! Calling it does not run it; it makes a *generator*, an object that runs up to the next
 //! `yield` each time someone calls `next()` on it, and raises `StopIteration` at the end.
 //!
 //! Stable Rust has no `yield`, so here is what a generator *is*: a value that remembers
 //! where it stopped, and a `resume` that runs from there to the next pause. [`Countdown`]
-//! and [`Countup`] are the seed's two functions written as such state machines, one enum
+//! and [`Countup`] are the talk's two functions written as such state machines, one enum
 //! variant per place the function can be paused at. Chapter 2 sets them beside the
 //! `async fn` versions: the compiler writes the same machine for you.
 //!
-//! [`Scheduler`] is the seed's first generator scheduler: a round-robin of tasks, each
+//! [`Scheduler`] is the talk's first generator scheduler: a round-robin of tasks, each
 //! resumed once per turn and put back at the end of the queue until it completes. What
 //! changed from stage 1: the queue holds *paused computations* instead of callbacks, and a
 //! task's loop stays a loop.
@@ -28,20 +28,20 @@ pub enum GeneratorState {
     Complete,
 }
 
-/// A computation that can be paused and resumed: the seed's generator object.
+/// A computation that can be paused and resumed: the talk's generator object.
 pub trait Generator {
     /// Run until the next pause (`Yielded`) or the end (`Complete`): Python's `next(gen)`.
     fn resume(&mut self) -> GeneratorState;
 }
 
 // ANCHOR: countdown
-/// `countdown(n)` as a state machine. The seed's body is
+/// `countdown(n)` as a state machine. The talk's body is
 /// `while n > 0: print('Down', n); yield; n -= 1`: it can be paused at one place, the
 /// `yield`, so besides "not started" and "done" there is one state, holding the only
 /// variable that lives across the pause.
 #[derive(Debug)]
 pub enum Countdown {
-    /// Created, not yet resumed: the seed's `countdown(n)` call.
+    /// Created, not yet resumed: the talk's `countdown(n)` call.
     Start {
         /// The argument.
         n: u32,
@@ -127,7 +127,7 @@ impl Generator for Countup {
 }
 
 // ANCHOR: round_robin
-/// The seed's first generator scheduler: round robin over a queue of generators.
+/// The talk's first generator scheduler: round robin over a queue of generators.
 #[derive(Default)]
 pub struct Scheduler {
     ready: VecDeque<(u64, Box<dyn Generator>)>,
@@ -152,7 +152,7 @@ impl Scheduler {
     /// Resume each task in turn, re-queueing it until it completes.
     pub fn run(&mut self) {
         while let Some((id, mut task)) = self.ready.pop_front() {
-            event!(Event::Step { task: Id::Task(id) }); // the seed's `next(task)`
+            event!(Event::Step { task: Id::Task(id) }); // the talk's `next(task)`
             match task.resume() {
                 GeneratorState::Yielded => self.ready.push_back((id, task)),
                 GeneratorState::Complete => event!(Event::Finished { task: Id::Task(id) }),

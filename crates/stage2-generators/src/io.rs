@@ -1,7 +1,7 @@
-//! Socket operations by polling (book chapter 2, "A polling echo server, again"; seed 003,
-//! section 6, without `select`).
+//! Socket operations by polling (book chapter 2, "A polling echo server, again"; Beazley's talk,
+//! without `select`).
 //!
-//! The seed's `recv`, `send` and `accept` wait for the socket with `select`, which comes in
+//! The talk's `recv`, `send` and `accept` wait for the socket with `select`, which comes in
 //! stage 4. Until then a coroutine can *try*: make the socket non-blocking, attempt the
 //! operation, and on `WouldBlock` [`sleep`] for [`POLL`] and try again. To
 //! the caller it already looks like the real thing, `let n = recv(&mut s, &mut buf).await?`;
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::runtime::sleep;
 
+// ANCHOR: retry
 /// How long a coroutine waits before trying a socket again.
 pub const POLL: Duration = Duration::from_millis(10);
 
@@ -28,6 +29,7 @@ async fn retry<T>(mut op: impl FnMut() -> io::Result<T>) -> io::Result<T> {
         }
     }
 }
+// ANCHOR_END: retry
 
 // ANCHOR: recv
 /// Receive into `buf` from a non-blocking socket; `Ok(0)` at end of stream.

@@ -1,19 +1,20 @@
 //! # Stage 2: the generator scheduler
 //!
 //! Book chapter 2, [Generators](../../../docs/book/ch02-generators.html).
-//! Retraces seed 003, section 4: tasks that pause themselves instead of chains of
-//! callbacks. First generators by hand (section 4.1.1), then the same machines written by
-//! the compiler with `async`/`await` and a `switch()` that pauses once (4.1.2), a
-//! non-blocking `sleep` on stage 1's heap (4.1.3), and an awaitable queue (4.2).
+//! Retraces the second part of David Beazley's talk
+//! [*Build Your Own Async*](https://www.youtube.com/watch?v=Y4Gt3Xjd7G8): tasks that pause
+//! themselves instead of chains of callbacks. First generators by hand, then the same
+//! machines written by the compiler with `async`/`await` and a `switch()` that pauses once,
+//! a non-blocking `sleep` on stage 1's heap, and an awaitable queue.
 //!
-//! | module | concept | seed |
+//! | module | concept | in the talk |
 //! | --- | --- | --- |
-//! | [`generator`] | `Generator`, `Countdown`, `Countup`, round-robin `Scheduler` | 4.1.1 |
-//! | [`mod@switch`] | `switch()`: `Pending` exactly once | 4.1.2 `Awaitable` |
-//! | [`scheduler`] | `Scheduler`: ready queue, sleeping heap, `current` | 4.1.2, 4.1.3 |
-//! | [`runtime`] | how a task finds its scheduler; `sleep` | 4.1.3 `sched.sleep` |
-//! | [`queue`] | awaitable `AsyncQueue` (all waiters woken on close) | 4.2 |
-//! | [`io`] | `accept`/`recv`/`send` by polling | 6, without `select` |
+//! | [`generator`] | `Generator`, `Countdown`, `Countup`, round-robin `Scheduler` | the generators |
+//! | [`mod@switch`] | `switch()`: `Pending` exactly once | `Awaitable` |
+//! | [`scheduler`] | `Scheduler`: ready queue, sleeping heap, `current` | the coroutine scheduler |
+//! | [`runtime`] | how a task finds its scheduler; `sleep` | `sched.sleep` |
+//! | [`queue`] | awaitable `AsyncQueue` (all waiters woken on close) | the awaitable queue |
+//! | [`io`] | `accept`/`recv`/`send` by polling | `recv`, `send`, `accept`, without `select` |
 //!
 //! What it reuses from stage 1: the [`TimerHeap`](stage1::TimerHeap) (now holding tasks)
 //! and [`QueueClosed`]; from the `scaffold` crate beneath every stage, the [`Clock`] and the

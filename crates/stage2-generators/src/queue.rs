@@ -1,15 +1,15 @@
-//! An awaitable queue (book chapter 2, "The queue"; seed 003, section 4.2).
+//! An awaitable queue (book chapter 2, "The queue"; Beazley's talk).
 //!
 //! Stage 1's consumer handed `get` a callback. Here `get` is an `async fn`: a consumer
 //! writes `let item = q.get().await?` in an ordinary loop. When the queue is empty the
 //! consumer takes itself out of the scheduler's `current` slot, leaves the handle in the
 //! queue's waiting list, and switches away; `put` makes the first waiter ready again.
 //!
-//! Like the seed's, `get` loops: a woken consumer checks for an item again, because another
+//! Like the talk's, `get` loops: a woken consumer checks for an item again, because another
 //! task may have taken it in between. That makes the queue safe with many consumers:
 //! nobody ever pops an empty deque.
 //!
-//! The seed's `close` has a bug: it wakes only the *first* waiting consumer. A second
+//! The talk's `close` has a bug: it wakes only the *first* waiting consumer. A second
 //! consumer waiting on the same queue is never resumed: it silently disappears, and the
 //! program ends without it ever hearing `QueueClosed`. Here `close` wakes every waiter.
 //!
@@ -64,7 +64,7 @@ impl<T> AsyncQueue<T> {
     }
 
     // ANCHOR: put
-    /// Add `item` and make the first waiting consumer ready. Fails once closed. (The seed
+    /// Add `item` and make the first waiting consumer ready. Fails once closed. (The talk
     /// makes `put` a coroutine only for symmetry; it never pauses, so here it is a plain
     /// function.)
     pub fn put(&self, item: T) -> Result<(), QueueClosed> {
@@ -99,7 +99,7 @@ impl<T> AsyncQueue<T> {
                     who: None, // the task says so itself, in `suspend`
                     waiting: state.waiting.len() + 1
                 });
-                // The seed's `waiting.append(sched.current); sched.current = None`.
+                // The talk's `waiting.append(sched.current); sched.current = None`.
                 state.waiting.push_back(runtime::suspend());
             } // the borrow ends before we switch away
             switch().await;
@@ -109,7 +109,7 @@ impl<T> AsyncQueue<T> {
 
     // ANCHOR: close
     /// Close the queue: items already in it are still delivered, then every consumer
-    /// gets `QueueClosed`. The seed wakes one waiter here; we wake them all.
+    /// gets `QueueClosed`. The talk wakes one waiter here; we wake them all.
     pub fn close(&self) {
         let waiters: Vec<Suspended> = {
             let mut state = self.state.borrow_mut();

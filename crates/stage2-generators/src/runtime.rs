@@ -1,7 +1,7 @@
 //! How a coroutine finds the scheduler running it (book chapter 2, "No global `sched`";
-//! seed 003, sections 4.1.3 and 4.2).
+//! Beazley's talk).
 //!
-//! The seed's coroutines reach their scheduler through a global: `sched.sleep(1)` inside
+//! The talk's coroutines reach their scheduler through a global: `sched.sleep(1)` inside
 //! `countdown`, `sched.current` inside the queue. Stage 1 replaced the global with an
 //! argument, but a future cannot receive one: all it gets when polled is a `Context`.
 //!
@@ -11,10 +11,10 @@
 //! [`Runtime`] trait rather than as stage 2's [`Scheduler`](crate::Scheduler), so that stage
 //! 3's scheduler can stand in for it and reuse this queue and `sleep` as they are.
 //!
-//! `Runtime` is also where the seed's `current` slot is used. The scheduler sets
+//! `Runtime` is also where the talk's `current` slot is used. The scheduler sets
 //! `current` to the task it is about to run, and re-queues the task afterwards only if it
 //! is still there. A coroutine that must *not* be re-queued (it sleeps, or waits for a
-//! queue) takes itself out first: the seed's `sched.current = None`.
+//! queue) takes itself out first: the talk's `sched.current = None`.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -30,7 +30,7 @@ pub trait Runtime {
     fn suspend_current(self: Rc<Self>) -> Suspended;
 
     /// Take the running task out of `current` and have it made ready again once `delay`
-    /// has passed: the body of the seed's `sched.sleep`, without the switch.
+    /// has passed: the body of the talk's `sched.sleep`, without the switch.
     fn sleep_current(self: Rc<Self>, delay: Duration);
 }
 
@@ -49,7 +49,7 @@ impl Suspended {
         }
     }
 
-    /// Make the task ready again: the seed's `sched.ready.append(task)`.
+    /// Make the task ready again: the talk's `sched.ready.append(task)`.
     pub fn resume(self) {
         (self.resume)();
     }
@@ -96,7 +96,7 @@ pub fn suspend() -> Suspended {
 }
 
 // ANCHOR: sleep
-/// Pause the running task for `delay` without blocking the scheduler: the seed's
+/// Pause the running task for `delay` without blocking the scheduler: the talk's
 /// `sched.sleep`. The task leaves the `current` slot for the sleeping heap, then switches
 /// away; the scheduler makes it ready again when the delay has passed.
 pub async fn sleep(delay: Duration) {

@@ -1,7 +1,6 @@
-//! The coroutine scheduler (book chapter 2, "The scheduler"; seed 003, sections 4.1.2 and
-//! 4.1.3).
+//! The coroutine scheduler (book chapter 2, "The scheduler"; Beazley's talk).
 //!
-//! The seed's last generator scheduler has a ready queue of coroutines, the sleeping heap
+//! The talk's last generator scheduler has a ready queue of coroutines, the sleeping heap
 //! from stage 1, and a `current` slot. `run` takes one task from the ready queue, makes it
 //! `current`, sends it `None` (runs it to its next pause) and, if it is still `current`,
 //! appends it to the ready queue again. When nothing is ready, it waits for the earliest
@@ -166,7 +165,7 @@ impl Inner {
     }
 
     // ANCHOR: step
-    /// One turn of one task: the seed's `current = ready.popleft(); current.send(None)`.
+    /// One turn of one task: the talk's `current = ready.popleft(); current.send(None)`.
     fn step(&self, id: TaskId) {
         // Out of the table while it runs: the scheduler owns it during the poll.
         let Some(mut coroutine) = self.tasks.borrow_mut().remove(&id) else {

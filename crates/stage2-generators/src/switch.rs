@@ -1,22 +1,22 @@
 //! `switch()`: the one pause every coroutine is built from (book chapter 2, "async/await";
-//! seed 003, section 4.1.2).
+//! Beazley's talk).
 //!
 //! A Python coroutine can only pause by reaching a `yield` somewhere down its `await`
-//! chain, so the seed writes the smallest awaitable there is: an `Awaitable` whose
+//! chain, so the talk writes the smallest awaitable there is: an `Awaitable` whose
 //! `__await__` yields exactly once. Awaiting it gives control back to the scheduler, which
 //! resumes the coroutine on its next turn.
 //!
 //! In Rust the scheduler *polls* a future: `Poll::Pending` is the `yield`, `Poll::Ready` is
 //! the return. [`Switch`] is `Pending` exactly once, then `Ready`. It never registers a
 //! waker: in this stage the scheduler itself decides when to poll again (see
-//! [`crate::scheduler`]), which is exactly what the seed's scheduler does.
+//! [`crate::scheduler`]), which is exactly what the talk's scheduler does.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 // ANCHOR: switch
-/// A future that pauses once: the seed's `Awaitable` with one `yield`.
+/// A future that pauses once: the talk's `Awaitable` with one `yield`.
 #[derive(Debug, Default)]
 pub struct Switch {
     paused: bool,

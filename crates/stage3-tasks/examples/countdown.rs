@@ -1,6 +1,6 @@
 //! # countdown (stage 3): stage 1's callbacks on the hybrid scheduler
 //!
-//! Seed 003, section 5, second half. Stage 3's scheduler *is* stage 1's callback scheduler
+//! Beazley's talk, second half. Stage 3's scheduler *is* stage 1's callback scheduler
 //! (re-exported, not copied), with tasks added on top; plain callbacks still run on it
 //! exactly as before. So this is stage 1's program, unchanged: `countdown(5)` every 4 s
 //! and `countup(20)` every second, as callbacks that reschedule themselves.
@@ -33,7 +33,7 @@ fn countup(s: &Scheduler, stop: u32) {
     step(s, 0, stop);
 }
 
-/// The seed's program: schedule both callbacks; the caller runs the scheduler.
+/// The talk's program: schedule both callbacks; the caller runs the scheduler.
 pub fn program(s: &Scheduler) {
     s.call_soon(|s| countdown(s, 5));
     s.call_soon(|s| countup(s, 20));

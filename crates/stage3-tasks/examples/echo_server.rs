@@ -1,6 +1,6 @@
 //! # echo_server (stage 3): stage 2's server on the hybrid scheduler
 //!
-//! Seed 003, section 6's `tcp_server` and `echo_handler`, a task per connection, running on
+//! The talk's `tcp_server` and `echo_handler`, a task per connection, running on
 //! stage 1's callback scheduler through `Task`s. The socket operations are stage 2's
 //! polling ones (`stage3::io`, re-exported): try the non-blocking socket, and on
 //! `WouldBlock` sleep 10 ms, which on this scheduler means `call_later(0.010, task)`.

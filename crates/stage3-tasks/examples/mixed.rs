@@ -1,10 +1,10 @@
 //! # mixed (stage 3): coroutines and callbacks on one scheduler
 //!
-//! Seed 003, section 5, the whole program: the coroutine producer/consumer (as tasks) *and*
+//! Beazley's talk, the whole program: the coroutine producer/consumer (as tasks) *and*
 //! the callback countdown/countup, on one scheduler. This example reuses the other two
 //! examples' code as it is (`producer_consumer.rs` and `countdown.rs`, included as modules).
 //!
-//! As in the seed, by default they run one after the other: `run()` until the
+//! As in the talk, by default they run one after the other: `run()` until the
 //! producer/consumer is done, then the countdown is scheduled and `run()` again, on the same
 //! clock, so it starts at 10.000. With `--concurrent` both are scheduled before a single
 //! `run()`, and their lines interleave.
@@ -28,7 +28,7 @@ pub mod producer_consumer;
 use stage3::{Options, Scheduler};
 
 // ANCHOR: mixed
-/// The seed's order: producer/consumer to the end, then countdown/countup.
+/// The talk's order: producer/consumer to the end, then countdown/countup.
 pub fn one_after_the_other(s: &Scheduler) {
     producer_consumer::program(s); // two tasks
     s.run();
@@ -47,7 +47,7 @@ pub fn concurrently(s: &Scheduler) {
 fn main() {
     let mut concurrent = false;
     let options = Options::parse_with(
-        "the seed's section-5 program: coroutine tasks and callbacks on one scheduler",
+        "the talk's whole program: coroutine tasks and callbacks on one scheduler",
         "      --concurrent     run both programs at once instead of one after the other",
         |flag, _| {
             Ok(match flag {

@@ -1,6 +1,6 @@
 //! # producer_consumer (stage 3): coroutines as tasks on the callback scheduler
 //!
-//! Seed 003, section 5, first half. Stage 2's producer and consumer coroutines, unchanged,
+//! Beazley's talk, first half. Stage 2's producer and consumer coroutines, unchanged,
 //! each wrapped in a `Task` by `new_task` and run by stage 1's callback scheduler. The
 //! queue and `sleep` are stage 2's, reused: on this scheduler `sleep` becomes
 //! `call_later(delay, task)`. Same lines as stages 1 and 2.
@@ -36,7 +36,7 @@ async fn consumer(q: AsyncQueue<u32>) {
 }
 // ANCHOR_END: producer_consumer
 
-/// The seed's program: producer(q, 10) and consumer(q) as tasks; the caller runs the
+/// The talk's program: producer(q, 10) and consumer(q) as tasks; the caller runs the
 /// scheduler.
 pub fn program(s: &Scheduler) {
     let q = AsyncQueue::new();

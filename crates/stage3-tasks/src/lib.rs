@@ -1,13 +1,14 @@
 //! # Stage 3: the task-wrapping hybrid
 //!
-//! Book chapter 3, [Tasks](../../../docs/book/ch03-tasks.html). Retraces seed 003, section
-//! 5: asyncio's real design, where a `Task` wraps a coroutine so that the *callback*
-//! scheduler of stage 1 runs it like any other callback. Plain callbacks and tasks share
-//! one ready queue and one timer heap.
+//! Book chapter 3, [Tasks](../../../docs/book/ch03-tasks.html). Retraces the part of David
+//! Beazley's talk [*Build Your Own Async*](https://www.youtube.com/watch?v=Y4Gt3Xjd7G8) on
+//! asyncio's real design, where a `Task` wraps a coroutine so that the *callback* scheduler of
+//! stage 1 runs it like any other callback. Plain callbacks and tasks share one ready queue and one
+//! timer heap.
 //!
-//! | module | concept | seed |
+//! | module | concept | in the talk |
 //! | --- | --- | --- |
-//! | [`task`] | `Task` (a callback that drives a coroutine), `current`, `new_task`, `sleep` as `call_later` | 5 |
+//! | [`task`] | `Task` (a callback that drives a coroutine), `current`, `new_task`, `sleep` as `call_later` | `Task` |
 //!
 //! Everything else is reused, not copied: the scheduler of stage 1; the clock and output
 //! contract of the `scaffold` crate beneath every stage; `switch`, `sleep`, the `Runtime`

@@ -1,14 +1,14 @@
 //! A `Task`: a coroutine wrapped so that it can be scheduled like a callback (book chapter
-//! 3, "The Task"; seed 003, section 5).
+//! 3, "The Task"; Beazley's talk).
 //!
 //! This is asyncio's real design. Stage 1's scheduler runs callbacks and knows nothing
 //! about coroutines; stage 2's runs coroutines and knows nothing about callbacks. A
-//! [`Task`] joins them: it owns a coroutine, and calling it (the seed's `__call__`) polls the
+//! [`Task`] joins them: it owns a coroutine, and calling it (the talk's `__call__`) polls the
 //! coroutine once. If the coroutine only switched, the task schedules *itself* again with
 //! `call_soon`, exactly like a callback that reschedules itself. The scheduler is stage 1's,
 //! unchanged; it never learns that some of its callbacks are tasks.
 //!
-//! What changed, visibly, from the seed: the seed adds a `current` attribute to its
+//! What changed, visibly, from the talk: the talk adds a `current` attribute to its
 //! `Scheduler`. We reuse stage 1's `Scheduler` as it is (re-exported, not copied), and it has
 //! no such field; `current` belongs to the tasks anyway, so it lives here, as a
 //! thread-local slot beside the `Task` that fills it.
@@ -16,7 +16,7 @@
 //! A running task is also what its coroutine talks to: `Task` implements stage 2's
 //! [`Runtime`], so stage 2's `sleep` and `AsyncQueue` work unchanged. Where stage 2 parked
 //! a sleeper in its own heap, a task now asks stage 1's scheduler to call it later:
-//! `sleep` is `call_later(delay, current task)`, the seed's one-liner.
+//! `sleep` is `call_later(delay, current task)`, the talk's one-liner.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -33,7 +33,7 @@ use stage2::scheduler::Coroutine;
 pub use stage2::TaskId;
 
 thread_local! {
-    /// The seed's `sched.current`: which task's coroutine is running right now. The slot
+    /// The talk's `sched.current`: which task's coroutine is running right now. The slot
     /// holds the task's id; the task itself is at hand whenever the slot is looked at.
     static CURRENT: Cell<Option<TaskId>> = const { Cell::new(None) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
@@ -86,7 +86,7 @@ impl<S: Schedule> Task<S> {
     }
 
     // ANCHOR: run
-    /// The seed's `Task.__call__`: drive the coroutine one step. If it is still the current
+    /// The talk's `Task.__call__`: drive the coroutine one step. If it is still the current
     /// task afterwards (it only switched), schedule the next step at once.
     pub fn run(self: Rc<Self>, s: &S) {
         // Taken out while it runs; a finished task has none, so it is never run again.
@@ -146,7 +146,7 @@ impl Drop for Step {
 }
 
 impl<S: Schedule> Task<S> {
-    /// Take this (running) task out of the `current` slot: the seed's
+    /// Take this (running) task out of the `current` slot: the talk's
     /// `sched.current = None`.
     fn leave_current(&self) {
         let current = CURRENT.take();
@@ -199,7 +199,7 @@ impl<S: Schedule> fmt::Debug for Task<S> {
 }
 
 // ANCHOR: new_task
-/// What stage 3 adds to any callback scheduler: `new_task`, the seed's
+/// What stage 3 adds to any callback scheduler: `new_task`, the talk's
 /// `self.ready.append(Task(coro))`.
 pub trait NewTask: Schedule {
     /// Wrap `coroutine` in a [`Task`] and schedule its first step with `call_soon`.

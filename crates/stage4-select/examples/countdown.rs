@@ -1,6 +1,6 @@
 //! # countdown (stage 4): stage 1's callbacks on the I/O scheduler
 //!
-//! Seed 003, sections 2 and 6. Stage 4's scheduler is stage 1's callback scheduler with
+//! From Beazley's talk. Stage 4's scheduler is stage 1's callback scheduler with
 //! I/O waits added; plain callbacks run on it exactly as before. So this is stage 1's
 //! program, unchanged: `countdown(5)` every 4 s and `countup(20)` every second, as callbacks
 //! that reschedule themselves.
@@ -34,7 +34,7 @@ fn countup(s: &Scheduler, stop: u32) {
     step(s, 0, stop);
 }
 
-/// The seed's program: schedule both callbacks; the caller runs the scheduler.
+/// The talk's program: schedule both callbacks; the caller runs the scheduler.
 pub fn program(s: &Scheduler) {
     s.call_soon(|s| countdown(s, 5));
     s.call_soon(|s| countup(s, 20));

@@ -1,12 +1,12 @@
 //! # echo_server (stage 4): a real concurrent echo server
 //!
-//! Seed 003, section 6, the whole program. A task per connection awaits `recv`; when no
+//! Beazley's talk, the whole program. A task per connection awaits `recv`; when no
 //! socket is ready the scheduler sleeps in `select`, so an idle server costs nothing and a
 //! reply leaves as soon as the data arrives. Replies `Got:` + data (`--plain`: the bytes
 //! unchanged, for standard echo clients and benchmarks); prints `Connection closed` on end
 //! of stream or a reset.
 //!
-//! `--with-producer N` runs the seed's complete program: producer(q, N) and its consumer
+//! `--with-producer N` runs the talk's complete program: producer(q, N) and its consumer
 //! alongside the server, printing as they go, to show that both make progress on one
 //! thread.
 //!

@@ -1,6 +1,6 @@
 //! # producer_consumer (stage 4): unchanged, on the I/O scheduler
 //!
-//! Seed 003, sections 4.2 and 6. Stage 2's producer and consumer coroutines as stage 3's
+//! From Beazley's talk. Stage 2's producer and consumer coroutines as stage 3's
 //! tasks, now on stage 4's scheduler: nothing in them changes. Same lines as every stage.
 //!
 //! ```text
@@ -41,7 +41,7 @@ pub fn start<S: NewTask>(s: &S, count: u32) {
     s.new_task(consumer(q));
 }
 
-/// The seed's program: producer(q, 10) and consumer(q); the caller runs the scheduler.
+/// The talk's program: producer(q, 10) and consumer(q); the caller runs the scheduler.
 pub fn program(s: &Scheduler) {
     start(s, 10);
 }

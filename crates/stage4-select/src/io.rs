@@ -1,7 +1,7 @@
 //! Socket operations that wait instead of polling (book chapter 4, "accept, recv, send";
-//! seed 003, section 6, `Scheduler.recv`/`send`/`accept`).
+//! Beazley's talk, `Scheduler.recv`/`send`/`accept`).
 //!
-//! The seed's `recv` is three lines: `read_wait(sock, self.current)`, `self.current = None`,
+//! The talk's `recv` is three lines: `read_wait(sock, self.current)`, `self.current = None`,
 //! `await switch()`, then `sock.recv(...)`. The task files itself under the socket, steps
 //! out of `current`, and is made ready again by the loop when the selector reports the
 //! socket. Ours do the same through [`WaitIo::wait`], with two changes:
@@ -13,14 +13,14 @@
 //!   `WouldBlock` (another reader got there first, a spurious wake-up), and then the task
 //!   simply waits again.
 //!
-//! And one addition: the seed's `send` ignores partial writes (`sock.send` may take only
+//! And one addition: the talk's `send` ignores partial writes (`sock.send` may take only
 //! part of the data). [`WaitIo::sendall`] loops until every byte is written.
 //!
 //! What changed from stage 3: the same names as stage 2's polling `io` functions, now
-//! methods of any scheduler that can wait ([`WaitIo`]; the seed's are its scheduler's),
+//! methods of any scheduler that can wait ([`WaitIo`]; the talk's are its scheduler's),
 //! and no `sleep` anywhere.
 //!
-//! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the seed's
+//! They are written against a trait, [`WaitIo`]: stage 1's [`Schedule`] plus the talk's
 //! `read_wait` and `write_wait`. Stage 4's [`Scheduler`] implements it; so does stage 5's
 //! event loop, and then these very functions run there unchanged (chapter 5, "The old code
 //! still runs"). A caller brings the trait into scope (`use stage4::WaitIo`) to call them.
@@ -39,7 +39,7 @@ use crate::scheduler::Scheduler;
 use crate::selector::Interest;
 
 // ANCHOR: wait_io
-/// A callback scheduler that can also wait for sockets: the seed's `read_wait` and
+/// A callback scheduler that can also wait for sockets: the talk's `read_wait` and
 /// `write_wait`. Everything else in this module is written against it.
 // `async fn` in a public trait cannot promise `Send` futures; nothing here is ever sent to
 // another thread (every scheduler in the book runs on one), so that is no loss.
@@ -99,7 +99,7 @@ pub trait WaitIo: Schedule {
 
     // ANCHOR: sendall
     /// Send all of `data`: `send` may take only part of it (a full socket buffer), and the
-    /// seed's server would silently drop the rest.
+    /// talk's server would silently drop the rest.
     async fn sendall(&self, sock: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             match self.send(sock, data).await? {
@@ -137,6 +137,7 @@ impl WaitIo for Scheduler {
     }
 }
 
+// ANCHOR: retry
 /// Retry `op` until it does not answer `WouldBlock`, waiting for `interest` in between.
 async fn retry<S: WaitIo, T>(
     s: &S,
@@ -155,3 +156,4 @@ async fn retry<S: WaitIo, T>(
         }
     }
 }
+// ANCHOR_END: retry

@@ -1,16 +1,17 @@
 //! # Stage 4: select-based I/O
 //!
-//! Book chapter 4, [Select](../../../docs/book/ch04-select.html). Retraces seed 003,
-//! section 6: instead of polling sockets, the scheduler asks the operating system which
-//! sockets are ready, and sleeps in that call until one is or the next timer is due. Tasks
-//! wait with `read_wait`/`write_wait`; `accept`, `recv`, `send` and `sendall` are built on
-//! them; the echo server finally serves many clients at no cost while idle.
+//! Book chapter 4, [Select](../../../docs/book/ch04-select.html). Retraces the last part of David
+//! Beazley's talk [*Build Your Own Async*](https://www.youtube.com/watch?v=Y4Gt3Xjd7G8): instead of
+//! polling sockets, the scheduler asks the operating system which sockets are ready, and sleeps in
+//! that call until one is or the next timer is due. Tasks wait with `read_wait`/`write_wait`;
+//! `accept`, `recv`, `send` and `sendall` are built on them; the echo server finally serves many
+//! clients at no cost while idle.
 //!
-//! | module | concept | seed |
+//! | module | concept | in the talk |
 //! | --- | --- | --- |
-//! | [`selector`] | `Selector` (the `select()` call) and `MioSelector` on `mio::Poll`; one-shot waits on an edge-triggered selector | 6, `select` |
-//! | [`scheduler`] | `Scheduler`: stage 1's queues + I/O waits; the loop with `select`; `run_once` | 6, `Scheduler.run` |
-//! | [`io`] | `WaitIo`: `read_wait`/`write_wait`, and on them `wait`, `accept`, `recv`, `send`, `sendall` | 6, `Scheduler.recv` … |
+//! | [`selector`] | `Selector` (the `select()` call) and `MioSelector` on `mio::Poll`; one-shot waits on an edge-triggered selector | `select` |
+//! | [`scheduler`] | `Scheduler`: stage 1's queues + I/O waits; the loop with `select`; `run_once` | `Scheduler.run` |
+//! | [`io`] | `WaitIo`: `read_wait`/`write_wait`, and on them `wait`, `accept`, `recv`, `send`, `sendall` | `Scheduler.recv` … |
 //!
 //! Reused, not copied: stage 1's `Schedule` trait, `Callback` and `TimerHeap`; the clock and
 //! output contract of the `scaffold` crate beneath every stage; stage 2's `switch`,

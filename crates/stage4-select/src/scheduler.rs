@@ -1,4 +1,4 @@
-//! The scheduler with I/O (book chapter 4, "The run loop with I/O"; seed 003, section 6).
+//! The scheduler with I/O (book chapter 4, "The run loop with I/O"; Beazley's talk).
 //!
 //! Stage 1's callback scheduler, plus the talk's `_read_waiting` and `_write_waiting`:
 //! callbacks waiting for a socket, filed under it, told to the [`Selector`] (mio's, or a
@@ -39,7 +39,7 @@ struct Inner {
     clock: Rc<dyn Clock>,
     ready: RefCell<VecDeque<Callback<Scheduler>>>,
     sleeping: RefCell<TimerHeap<Callback<Scheduler>>>,
-    waiting: RefCell<HashMap<(RawFd, Interest), Callback<Scheduler>>>, // the seed's two dicts
+    waiting: RefCell<HashMap<(RawFd, Interest), Callback<Scheduler>>>, // the talk's two dicts
     selector: RefCell<Box<dyn Selector>>,
     next_id: Cell<u64>,
     running: Cell<Option<CallbackId>>, // set while a step is reported, for a recording
@@ -109,7 +109,7 @@ impl Scheduler {
 
     // ANCHOR: read_wait
     /// Run `callback` once `source` is readable. One wait per socket and direction: a
-    /// second is refused with `AlreadyExists` (the seed silently dropped the first).
+    /// second is refused with `AlreadyExists` (the talk silently dropped the first).
     /// [`cancel_wait`](Self::cancel_wait) before closing `source`: a closed one never fires.
     pub fn read_wait(
         &self,
@@ -166,7 +166,7 @@ impl Scheduler {
     }
 
     // ANCHOR: run
-    /// Run until nothing is ready, sleeping or waiting for I/O: the seed's
+    /// Run until nothing is ready, sleeping or waiting for I/O: the talk's
     /// `while self.ready or self.sleeping or self._read_waiting or self._write_waiting`.
     pub fn run(&self) -> io::Result<()> {
         while self.pending() != (0, 0, 0) {
@@ -238,7 +238,7 @@ impl Scheduler {
             clock.sleep_until(deadline);
         }
         // ANCHOR: wait_due
-        // The seed wakes a sleeper when `now > deadline`: never, on a clock that stands
+        // The talk wakes a sleeper when `now > deadline`: never, on a clock that stands
         // exactly at the deadline. `pop_due` takes `deadline <= now`.
         let now = clock.now();
         loop {
@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_sleeper_due_exactly_now_runs_in_one_turn() {
-        // The seed's `now > deadline` would leave this timer in the heap forever on a clock
+        // The talk's `now > deadline` would leave this timer in the heap forever on a clock
         // that stands exactly at its deadline, and `run` would spin.
         let s = Scheduler::new(VirtualClock::new()).unwrap();
         let ran = Rc::new(Cell::new(false));

@@ -1,7 +1,7 @@
 //! The selector: ask the operating system which sockets are ready (book chapter 4, "select,
-//! poll, epoll and mio"; seed 003, section 6, the `select()` call).
+//! poll, epoll and mio"; Beazley's talk, the `select()` call).
 //!
-//! The seed's scheduler hands `select.select()` the sockets its tasks wait on, with a
+//! The talk's scheduler hands `select.select()` the sockets its tasks wait on, with a
 //! timeout, and gets back the ones that are ready. [`Selector`] is that call as a trait,
 //! shaped like Python's `selectors` module: add a wait (a socket and a direction), remove
 //! it, and `select` with a timeout to learn which waits are ready. The scheduler is
@@ -18,7 +18,7 @@
 //! difference would miss a socket that was already readable before anyone waited on it,
 //! and the task waiting on it would sleep forever.
 //!
-//! The seed's waits are one-shot: a task waits, the socket becomes ready, the task is woken
+//! The talk's waits are one-shot: a task waits, the socket becomes ready, the task is woken
 //! and the wait is gone. That fits edge-triggering if every wait *registers* the socket
 //! (`EPOLL_CTL_ADD`, or `EPOLL_CTL_MOD` if the socket is already registered for the other
 //! direction) and every fired wait removes it. epoll checks a socket's readiness at the
@@ -38,6 +38,7 @@ use std::time::Duration;
 use mio::unix::SourceFd;
 use mio::{Events, Poll, Token};
 
+// ANCHOR: interest
 /// Which way a task waits on a socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Interest {
@@ -46,6 +47,7 @@ pub enum Interest {
     /// Writable: room in the send buffer, or an error.
     Write,
 }
+// ANCHOR_END: interest
 
 impl Interest {
     /// `"read"` or `"write"`, as the trace writes it.
@@ -64,7 +66,7 @@ impl fmt::Display for Interest {
 }
 
 // ANCHOR: selector
-/// The seed's `select()`: waits on sockets, and a call that sleeps until some are ready.
+/// The talk's `select()`: waits on sockets, and a call that sleeps until some are ready.
 pub trait Selector {
     /// Wait for `fd` to be ready for `interest`. A second wait for the same socket and
     /// direction is an error (`AlreadyExists`), never a silent replacement.

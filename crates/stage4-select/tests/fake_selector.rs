@@ -1,8 +1,8 @@
-//! Stage 4's scheduler on a fake selector (book chapter 4, "The run loop with I/O"; seed 003,
-//! section 6): no socket and no system call, only a [`Selector`] that writes down what the
-//! scheduler asks of it and answers from a script. So these tests can say exactly what the
-//! loop does: which task a report wakes, how long it sleeps in `select`, and which waits it
-//! takes back. The file descriptors are made-up numbers; nothing is opened.
+//! Stage 4's scheduler on a fake selector (book chapter 4, "The run loop with I/O"; Beazley's
+//! talk): no socket and no system call, only a [`Selector`] that writes down what the scheduler
+//! asks of it and answers from a script. So these tests can say exactly what the loop does: which
+//! task a report wakes, how long it sleeps in `select`, and which waits it takes back. The file
+//! descriptors are made-up numbers; nothing is opened.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -1,12 +1,12 @@
 //! # callbacks (stage 5): the event loop from a user's side
 //!
-//! Seed 002's walk through asyncio's loop, one part after the other, on one clock:
+//! A walk through asyncio's loop, one part after the other, on one clock:
 //!
 //! 1. `call_soon(print_now)`, `call_later(1, print_now)`, then
 //!    `run_until_complete(sleep(5))`: two lines at 0 s and 1 s, and the loop runs until 5 s.
 //! 2. A `trampoline` that prints and re-registers itself 1 s later, and `call_later(3, stop)`
 //!    with `run_forever`: one callback registered, four calls. The trampoline's next call
-//!    is still in the loop when it stops, which is why the seed takes a new loop next.
+//!    is still in the loop when it stops, which is why the walk takes a new loop next.
 //! 3. On a new loop, three trampolines `First`, `Second`, `Third`: every second they run in
 //!    the order they were registered (FIFO), until `stop` at 3 s.
 //! 4. On a new loop in debug mode, a trampoline and a `hog` due at 3 s that blocks the loop
@@ -21,11 +21,11 @@
 //! cargo run -p stage5 --example callbacks -- --virtual-time   # at once, stamped
 //! ```
 //!
-//! Look for: in part 2 four lines, not the seed's three. On the real clock each trampoline
-//! runs a little after its due time, so its next due time drifts past the `stop` timer's;
-//! on the virtual clock the times are exact, both are due at 8.000 in the same iteration,
-//! and `stop()` lets that iteration finish: the trampoline prints once more. In part 4,
-//! the gap between `13.000` and `24.000`, and the `WARNING` between them.
+//! Look for: in part 2 four lines, not the three one might expect. On the real clock each
+//! trampoline runs a little after its due time, so its next due time drifts past the `stop`
+//! timer's; on the virtual clock the times are exact, both are due at 8.000 in the same iteration,
+//! and `stop()` lets that iteration finish: the trampoline prints once more. In part 4, the gap
+//! between `13.000` and `24.000`, and the `WARNING` between them.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -33,7 +33,7 @@ use std::time::Duration;
 use stage5::{Clock, Error, EventLoop, Options, say, sleep};
 
 // ANCHOR: trampoline
-/// Print the loop's time, after `name` if there is one (the seed's `print_now`).
+/// Print the loop's time, after `name` if there is one (the walk's `print_now`).
 fn print_now(lp: &EventLoop, name: &str) {
     if name.is_empty() {
         say!("{:.3}", lp.time());
@@ -113,7 +113,8 @@ fn a_hog(clock: &Rc<dyn Clock>) -> Result<(), Error> {
 // ANCHOR_END: program
 
 fn main() {
-    let options = Options::parse("seed 002's walk: call_soon, call_later, trampolines, a hog");
+    let options =
+        Options::parse("a walk through the loop: call_soon, call_later, trampolines, a hog");
     let clock = options.install();
     let lp = EventLoop::with_clock(clock);
     let outcome = program(&lp);

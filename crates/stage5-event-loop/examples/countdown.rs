@@ -1,6 +1,6 @@
 //! # countdown (stage 5): two tasks on asyncio's event loop
 //!
-//! Seed 003's two loops once more, now written as asyncio writes them: `countdown(5)`
+//! The two loops of Beazley's talk once more, now written as asyncio writes them: `countdown(5)`
 //! prints `Down 5` … `Down 1`, sleeping 4 s between lines, and `countup(20)` prints `Up 0` …
 //! `Up 19`, sleeping 1 s. Each is an `async fn` with an ordinary loop in it; the program's
 //! `main` wraps each in a task and `gather`s them, and `run` (asyncio's `asyncio.run`)

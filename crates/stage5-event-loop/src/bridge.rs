@@ -1,5 +1,5 @@
 //! The old code still runs: the traits of stages 1 to 4 on the event loop (book chapter 5,
-//! "The old code still runs"; seed 003's programs, on seed 000's loop).
+//! "The old code still runs"; the programs of Beazley's talk, on the event loop).
 //!
 //! Stage 3's `Task` is written against stage 1's [`Schedule`] trait (`call_soon`,
 //! `call_later`, `time`), stage 2's `sleep` and `AsyncQueue` against whatever runs the

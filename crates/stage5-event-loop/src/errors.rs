@@ -1,10 +1,10 @@
 //! What can go wrong, as one error enum, and how a panic becomes one (book chapter 5,
-//! "When a callback fails"; seed 000, `Handle._run` and `call_exception_handler`).
+//! "When a callback fails"; asyncio's `Handle._run` and `call_exception_handler`).
 //!
 //! asyncio raises `RuntimeError("Event loop is closed")`, `InvalidStateError`,
 //! `CancelledError`, `TimeoutError`, `QueueFull`, `QueueEmpty`... Here every one of them is
-//! a variant of [`Error`], whose `Display` is asyncio's message, so a reader can grep the
-//! seed for it. Errors are `Clone` (cheaply: the payloads sit behind `Rc`) because a
+//! a variant of [`Error`], whose `Display` is asyncio's message, so a reader can grep
+//! asyncio's source for it. Errors are `Clone` (cheaply: the payloads sit behind `Rc`) because a
 //! future hands the same outcome to every awaiter, as asyncio hands the same exception.
 //!
 //! The second half of this module is what replaces Python's `except BaseException`: a
@@ -12,7 +12,7 @@
 //! message becomes an [`Error::Panic`] that the loop hands to its exception handler.
 //!
 //! What changed since stage 4: stage 4 let a panicking callback take the whole scheduler
-//! down, like the seed's first schedulers. asyncio's loop survives it, and so does ours.
+//! down, like the first schedulers of Beazley's talk. asyncio's loop survives it, and so does ours.
 
 use std::cell::Cell;
 use std::fmt;

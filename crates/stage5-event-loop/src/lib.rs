@@ -2,8 +2,8 @@
 //!
 //! Book chapters 5, 6 and 7: [The event loop](../../../docs/book/ch05-event-loop.html),
 //! [Futures and tasks](../../../docs/book/ch06-futures-tasks.html) and
-//! [I/O, threads and signals](../../../docs/book/ch07-io.html). Retraces seeds 000/004, 001
-//! and 002: CPython's `BaseEventLoop` as it really is, and its I/O half from
+//! [I/O, threads and signals](../../../docs/book/ch07-io.html). Retraces CPython 3.11's
+//! asyncio: `BaseEventLoop` (`base_events.py`) as it really is, and its I/O half from
 //! `selector_events.py`. `call_soon` wraps a callback in a [`Handle`] the caller can cancel;
 //! `call_later`/`call_at` push a timer onto a heap and return a [`TimerHandle`]; one
 //! iteration of the loop, [`EventLoop::run_once`], does five steps (clean the heap, compute

@@ -1,7 +1,7 @@
 //! The old code still runs (book chapter 5, "The old code still runs"): stage 4's
 //! scripted I/O scenario, unchanged, on stage 5's event loop.
 //!
-//! Stage 4's echo server (`tcp_server`, written against stage 4's `WaitIo`), the seed's
+//! Stage 4's echo server (`tcp_server`, written against stage 4's `WaitIo`), the talk's
 //! producer and consumer (stage 3's tasks, stage 2's `sleep` and `AsyncQueue`) and the
 //! scripted client are the very files stage 4's `tests/virtual_io.rs` runs: included here
 //! as they are. Only the scheduler differs: `EventLoop` implements stage 1's `Schedule` and

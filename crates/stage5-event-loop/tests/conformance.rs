@@ -1,5 +1,7 @@
 //! Conformance with CPython's asyncio: one test per behaviour, named after the CPython test
-//! (Lib/test/test_asyncio) that checks the same thing.
+//! (Lib/test/test_asyncio) that checks the same thing where there is one, and for what it
+//! checks otherwise (the root package's `tests/cpython_refs.rs` lists the names that are
+//! ours, and checks that every other one is CPython 3.11.7's).
 //!
 //! Each scenario runs on the virtual clock with `--trace`, and its whole transcript (the
 //! loop's steps with their iteration numbers, `~`, and the scenario's own notes, `|`) is

@@ -1,6 +1,6 @@
 //! A child test that is running (see `ChildTest::spawn`): the test waits for lines on its
 //! standard error, sends it signals by its process id, and finally waits for it to end.
-//! The test and benchmark harness's own plumbing: no book chapter or seed section.
+//! The test and benchmark harness's own plumbing: no book chapter or public source.
 
 use std::io::{self, BufRead, Read};
 use std::process::{Child, ExitStatus};

@@ -1,6 +1,6 @@
 //! An echo server's command line: its flags, the flags it refuses, and its listening
-//! socket made from them (book chapter 1, "A polling echo server"; seed 003, section 6
-//! `tcp_server`, whose address was fixed: the flags are the project's own). A child of
+//! socket made from them (book chapter 1, "A polling echo server"; Beazley's talk,
+//! its `tcp_server`, whose address was fixed: the flags are the project's own). A child of
 //! `net`, which makes the socket.
 
 use std::net::{SocketAddr, TcpListener};
@@ -51,11 +51,11 @@ impl EchoArgs {
     }
 }
 
-/// `--with-producer N`, for the servers that run the seed's producer and consumer beside
+/// `--with-producer N`, for the servers that run the talk's producer and consumer beside
 /// themselves (stage 4 onwards).
 pub const PRODUCER_USAGE: &str = concat!(
     "      --with-producer N\n",
-    "                       also run producer(q, N) and a consumer, as the seed does",
+    "                       also run producer(q, N) and a consumer, as the talk does",
 );
 
 /// Everything an echo server's `main` needs before it can serve: parsed flags, the

@@ -1,5 +1,5 @@
 //! From recorded events to what the timeline shows (book introduction, "Timelines"). No
-//! seed section: the project's own instrument.
+//! public source: the project's own instrument.
 //!
 //! Events name callbacks and tasks; the picture has *lanes*. A task is one lane (`t2`). A
 //! callback joins the lane of whoever scheduled it, so a chain of callbacks that keeps

@@ -1,5 +1,5 @@
 //! Timelines: a picture of a run on its clock, drawn from the events `--trace` prints (book
-//! introduction, "Timelines"). No seed section: the project's own instrument.
+//! introduction, "Timelines"). No public source: the project's own instrument.
 //!
 //! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`];
 //! [`svg`] draws those as an SVG document, in the look of [`style`]. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its

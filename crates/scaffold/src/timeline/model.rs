@@ -1,5 +1,5 @@
 //! What a timeline shows, as data: lanes, bars, arrows and the queue lengths (book
-//! introduction, "Timelines"). No seed section: the project's own instrument.
+//! introduction, "Timelines"). No public source: the project's own instrument.
 //!
 //! [`super::lanes`] reads recorded events into a [`Timeline`]; [`super::svg`] draws it.
 //! Keeping the picture's content apart from both lets each be tested on its own.

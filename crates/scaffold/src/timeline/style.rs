@@ -1,7 +1,7 @@
 //! How the timeline looks: its style sheet (a light palette, and a dark one under
 //! `prefers-color-scheme: dark`), the escaping and clipping of its words, and the spacing
-//! of its time axis's ticks and of its arrows (book introduction, "Timelines"). No seed
-//! section: the project's own instrument.
+//! of its time axis's ticks and of its arrows (book introduction, "Timelines"). No public
+//! source: the project's own instrument.
 
 /// The picture's style sheet: classes for every mark, in a light and a dark palette.
 pub const STYLE: &str = "

@@ -1,4 +1,4 @@
-//! Drawing a [`Timeline`] as SVG text (book introduction, "Timelines"). No seed section.
+//! Drawing a [`Timeline`] as SVG text (book introduction, "Timelines"). No public source.
 //!
 //! Written by hand rather than with a plotting crate: the picture is a few rectangles,
 //! circles, lines and words, and SVG is text. Drawing it here keeps the output exactly

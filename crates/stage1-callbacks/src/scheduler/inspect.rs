@@ -1,5 +1,5 @@
 //! What the scheduler holds, for a recording (book introduction, "Watching a run"). No
-//! seed section: the seed's scheduler shows nothing of itself.
+//! public source: the talk's scheduler shows nothing of itself.
 //!
 //! Not part of chapter 1's lesson: [`scaffold::state`] asks this at every reported step
 //! while a recording is on (`--record`, `--step`, the book's steppers), and never

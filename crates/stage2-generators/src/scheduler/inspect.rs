@@ -1,12 +1,12 @@
 //! What the scheduler holds, for a recording (book introduction, "Watching a run"). No
-//! seed section: the seed's scheduler shows nothing of itself.
+//! public source: the talk's scheduler shows nothing of itself.
 //!
 //! Not part of chapter 2's lesson: [`scaffold::state`] asks this at every reported step
 //! while a recording is on (`--record`, `--step`, the book's steppers), and never
 //! otherwise. A child of `scheduler` so that it can read the private queues.
 //!
 //! What changed from stage 1's `inspect.rs`: the ready queue and the heap hold task ids
-//! instead of callbacks, and what runs is the seed's `current` slot: a task that sleeps or
+//! instead of callbacks, and what runs is the talk's `current` slot: a task that sleeps or
 //! waits takes itself out of it, so during the rest of its turn nothing is shown running.
 //! A consumer waiting on a queue is held by the queue, not here: the recording notes that
 //! wait from the events (`scaffold::why`).

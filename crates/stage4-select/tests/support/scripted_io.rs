@@ -1,5 +1,5 @@
 //! A scripted scenario on the virtual clock with real sockets (book chapter 4, "The run
-//! loop with I/O"): the seed's producer and consumer beside the echo server, and a client
+//! loop with I/O"): the talk's producer and consumer beside the echo server, and a client
 //! that connects while timers are pending.
 //!
 //! The server and the producer/consumer run as in `echo_server --with-producer 3`. The

@@ -1,5 +1,5 @@
 //! When a callback fails: the exception handler and the logger (book chapter 5, "When a
-//! callback fails"; seed 000, `Handle._run` and `call_exception_handler`, asyncio's
+//! callback fails"; asyncio's `Handle._run` and `call_exception_handler`, its
 //! `default_exception_handler` and `set_debug`).
 //!
 //! A callback that raises does not stop an asyncio loop: `Handle._run` catches the

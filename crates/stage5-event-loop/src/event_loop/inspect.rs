@@ -1,5 +1,5 @@
 //! What the loop holds (book introduction, "Watching a run"; chapter 5, "The loop's state
-//! and `call_*`"). No seed section: the seeds' loops show nothing of themselves.
+//! and `call_*`"). No public source: asyncio's loop shows nothing of itself.
 //!
 //! Not part of chapter 5's lesson: the counts tests ask for ([`EventLoop::ready_len`], ...),
 //! and the whole state, which [`scaffold::state`] asks at every reported step while a

@@ -1,5 +1,5 @@
 //! Running, stopping and closing the loop (book chapter 5, "Running, stopping,
-//! closing"; seed 000, `run_forever`, `stop`, `close`, seed 001, "run_forever").
+//! closing"; asyncio's `base_events.py`: `run_forever`, `stop`, `close`).
 //!
 //! `run_forever` calls `run_once` until `stop()` was called; `stop` only sets a flag, so
 //! the iteration that is running finishes its whole batch first. A loop cannot run twice

@@ -1,5 +1,5 @@
-//! The event loop: asyncio's `BaseEventLoop` (book chapter 5; seed 000, "任务执行" and
-//! "调用 call_xx", seed 001, "EventLoop 核心调度机制", seed 002, "asyncio 事件循环实现").
+//! The event loop: asyncio's `BaseEventLoop` (book chapter 5; asyncio's
+//! `base_events.py`: `BaseEventLoop`, its `call_*`, `_run_once` and `run_forever`).
 //!
 //! Two collections, a selector and one function, as in CPython:
 //!
@@ -133,7 +133,7 @@ pub struct EventLoop {
     owner: bool,
 }
 
-// ANCHOR: state
+// ANCHOR: state_ch5
 struct LoopInner {
     clock: Rc<dyn Clock>,
     virtual_clock: bool,              // `clock.is_virtual()`, asked once
@@ -148,6 +148,7 @@ struct LoopInner {
     slow_callback_duration: Cell<f64>,
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
+    // ANCHOR_END: state_ch5
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
     // Chapter 7: I/O, threads, signals.
     selector: RefCell<Selector>,
@@ -158,7 +159,6 @@ struct LoopInner {
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
 }
-// ANCHOR_END: state
 
 impl EventLoop {
     /// A loop on the real clock.

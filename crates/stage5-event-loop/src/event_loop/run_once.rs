@@ -1,9 +1,9 @@
 //! One iteration of the loop: asyncio's `_run_once` (book chapter 5, "One iteration:
-//! `run_once`" and its steps; seed 000, `_run_once`, seed 001, "_run_once 的三个阶段", seed
-//! 002, "每次 `_run_once` 做的四件事").
+//! `run_once`" and its steps; asyncio's `base_events.py`,
+//! `BaseEventLoop._run_once`).
 //!
-//! CPython's docstring speaks of the iteration as a whole; the seeds divide it into three
-//! or four phases. The book numbers it in five steps, one function each: (1) clean
+//! CPython's docstring speaks of the iteration as a whole; readings of it divide it into
+//! three or four phases. The book numbers it in five steps, one function each: (1) clean
 //! cancelled timers off the heap, (2) compute how long to wait, (3) select and process the
 //! events, (4) move the due timers to the ready queue, (5) run exactly the handles that are
 //! ready now. Whatever step 5 schedules waits for the next iteration.
@@ -123,6 +123,7 @@ impl EventLoop {
         );
         Ok(self.select_io(timeout)?)
     }
+    // ANCHOR_END: step3
 
     /// Step 3 on the virtual clock, with a timer: poll, and jump the clock if nothing
     /// came. Without one (and nothing outside to wait for), fail.
@@ -158,7 +159,6 @@ impl EventLoop {
         }
         Ok(events)
     }
-    // ANCHOR_END: step3
 
     // ANCHOR: step4
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the

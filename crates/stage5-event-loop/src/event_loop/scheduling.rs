@@ -1,6 +1,6 @@
 //! `call_soon`, `call_later` and `call_at`: how a callback gets onto the loop (book chapter
-//! 5, "The loop's state and `call_*`" and "The timer heap"; seed 000, "调用 call_xx", seed
-//! 002, the user's side of `call_soon` and `call_later`).
+//! 5, "The loop's state and `call_*`" and "The timer heap"; asyncio's `base_events.py`:
+//! `call_soon`, `call_later`, `call_at`).
 //!
 //! `call_soon` wraps the callback in a [`Handle`] and appends it to the ready queue;
 //! `call_later(delay)` is `call_at(time() + delay)`, and `call_at` pushes a timer handle onto

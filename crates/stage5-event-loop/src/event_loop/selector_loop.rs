@@ -1,6 +1,6 @@
 //! The selector half of the loop: what chapter 7's readers, sockets, threads and signals go
-//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe"; seed
-//! 000, "网络IO的回调注册" and "信号处理"; asyncio's `BaseSelectorEventLoop`:
+//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
+//! asyncio's `BaseSelectorEventLoop`:
 //! `_add_reader`, `_remove_reader`, `_make_self_pipe`, `_read_from_self`).
 //!
 //! asyncio's selector loop is a subclass of the base loop that owns the selector, the

@@ -1,5 +1,5 @@
 //! The loop's timers: asyncio's `_scheduled` heap and its count of cancelled timers (book
-//! chapter 5, "The timer heap" and "Step 1: clean the heap"; seed 000, `call_at`,
+//! chapter 5, "The timer heap" and "Step 1: clean the heap"; asyncio's `call_at`,
 //! `_timer_handle_cancelled` and the first part of `_run_once`).
 //!
 //! asyncio keeps its timer handles in a `heapq` ordered by `(when, sequence)`. It is stage

@@ -1,5 +1,5 @@
-//! Finding the loop without owning it (book chapter 6, "Real wakers"; seed 001, "Task
-//! 对象的自我驱动机制").
+//! Finding the loop without owning it (book chapter 6, "Real wakers"; asyncio's
+//! `tasks.py`, `Task.__wakeup`).
 //!
 //! A future or a task must reach its loop (to schedule a callback, to report an error), but
 //! must not keep it alive: the loop owns them, and an `Rc` back would make a cycle that is

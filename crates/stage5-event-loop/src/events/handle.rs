@@ -1,5 +1,5 @@
 //! `Handle` and `TimerHandle`: a scheduled callback you can cancel (book chapter 5,
-//! "Handles"; seed 000, "Handle" and seed 001, "Handler 类源码分析").
+//! "Handles"; asyncio's `events.py`, `Handle` and `TimerHandle`).
 //!
 //! asyncio never queues a bare function. `call_soon` wraps it in a `Handle`, an object with
 //! `cancel()` and `cancelled()`, and returns that handle to the caller; the loop's ready
@@ -201,7 +201,7 @@ impl<L> TimerHandle<L> {
 
     /// Cancel the timer. If it is still in the loop's heap, the heap counts it: when more
     /// than half of a large heap is cancelled, the next iteration rebuilds the heap
-    /// without them (seed 000, `TimerHandle.cancel` and `_timer_handle_cancelled`).
+    /// without them (asyncio's `TimerHandle.cancel` and `_timer_handle_cancelled`).
     pub fn cancel(&self) {
         if !self.handle.cancelled() {
             if self.handle.is_scheduled()

@@ -1,5 +1,5 @@
 //! asyncio's `events.py` in Rust: the handles a loop queues (book chapter 5, "Handles";
-//! seed 000, "Handle" and seed 001, "Handler 类源码分析").
+//! asyncio's `events.py`, `Handle` and `TimerHandle`).
 //!
 //! asyncio's `events.py` defines `Handle` and `TimerHandle` beside the abstract loop; the
 //! concrete loop of `base_events.py` imports them. Here too they sit below the loop, in a

@@ -1,5 +1,5 @@
 //! `gather` and `wait_for` (book chapter 6, "Waiting for several things"; asyncio's
-//! `tasks.gather` and `tasks.wait_for`). No seed section: the seeds wait for one thing at a
+//! `tasks.gather` and `tasks.wait_for`). Beazley's talk waits for one thing at a
 //! time.
 //!
 //! Both are written by hand on top of futures and done callbacks, as asyncio writes them,

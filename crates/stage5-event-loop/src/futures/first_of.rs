@@ -1,6 +1,6 @@
 //! `first_of`: wait for whichever of two futures finishes first (book chapter 7, "The echo
 //! server, from stage 4 to stage 5", its graceful shutdown; asyncio's `tasks.wait(...,
-//! return_when=FIRST_COMPLETED)`). No seed section: the seeds wait for one thing at a time.
+//! return_when=FIRST_COMPLETED)`). Beazley's talk waits for one thing at a time.
 //!
 //! asyncio's answer to "read, unless we are asked to stop" is `asyncio.wait({read, stop},
 //! return_when=FIRST_COMPLETED)`: both are tasks or futures, `wait` returns the done and

@@ -1,5 +1,5 @@
-//! `Future<T>`: a result that is not there yet (book chapter 6, "Futures"; seed 000's
-//! introduction points at asyncio's futures, seed 001, "Task 对象的自我驱动机制").
+//! `Future<T>`: a result that is not there yet (book chapter 6, "Futures"; asyncio's
+//! `futures.py`).
 //!
 //! asyncio's `Future` is a box with three states (pending, cancelled, finished with a
 //! result or an exception) and a list of done callbacks. Setting a result does not call

@@ -1,5 +1,5 @@
-//! Chapter 6: futures and tasks on the loop (book chapter 6, "Futures and tasks"; seed 001,
-//! "Task 对象的自我驱动机制", asyncio's `futures.py`, `tasks.py`, `queues.py`).
+//! Chapter 6: futures and tasks on the loop (book chapter 6, "Futures and tasks";
+//! asyncio's `futures.py`, `tasks.py`, `queues.py`).
 //!
 //! Everything in asyncio that waits is a future with done callbacks; a task is a future
 //! that drives a coroutine, one step per `call_soon`. This folder builds them on chapter

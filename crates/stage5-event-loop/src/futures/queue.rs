@@ -1,5 +1,5 @@
 //! `Queue`: asyncio's `asyncio.Queue` (book chapter 6, "The queue"; asyncio's
-//! `queues.py`, the awaitable successor of seed 003's callback queue).
+//! `queues.py`, the awaitable successor of the callback queue of Beazley's talk).
 //!
 //! A deque of items, plus two deques of *waiters*: futures that a blocked `get` (or, with
 //! a `maxsize`, a blocked `put`) awaits. `put_nowait` appends an item and wakes the first
@@ -13,7 +13,7 @@
 //! ordinary future, and the wake goes through the task's waker, like every other wait.
 //! Unlike stage 1's queue, an item is not handed to the woken getter: asyncio's getter
 //! takes it when it runs, and since every getter takes its item in the step right after its
-//! wake-up, in the order they were woken, the seed 003 race (two consumers, one item) does
+//! wake-up, in the order they were woken, the talk's race (two consumers, one item) does
 //! not occur: a getter that wakes and finds the queue empty just waits again.
 
 use std::cell::RefCell;

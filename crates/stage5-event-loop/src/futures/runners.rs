@@ -1,6 +1,6 @@
 //! Running a future to completion: `run_until_complete` and `run` (book chapter 5,
-//! "Running, stopping, closing", and chapter 6, "asyncio.run"; seed 000,
-//! `run_until_complete`, seed 001, "Runner", asyncio's `runners.py`).
+//! "Running, stopping, closing", and chapter 6, "asyncio.run"; asyncio's
+//! `run_until_complete` in `base_events.py`, and `runners.py`).
 //!
 //! asyncio's `run_until_complete(future)` adds a done callback to the future that stops the
 //! loop, runs the loop forever, and returns the future's result. If something else stopped

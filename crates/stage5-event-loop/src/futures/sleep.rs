@@ -1,5 +1,5 @@
 //! `sleep`: a future resolved by `call_later` (book chapter 6, "Sleep"; asyncio's
-//! `tasks.sleep`, which seed 002 runs with `loop.run_until_complete(asyncio.sleep(5))`).
+//! `tasks.sleep`).
 //!
 //! asyncio's `sleep(delay)` creates a future, asks the loop to `call_later(delay, ...)` a
 //! callback that sets the future's result (unless it was cancelled meanwhile), and awaits

@@ -1,5 +1,5 @@
 //! `Task`: a Rust future driven by the loop, with a real `Waker` (book chapter 6, "Tasks"
-//! and "Real wakers"; seed 001, "Task 对象的自我驱动机制").
+//! and "Real wakers"; asyncio's `tasks.py`, `Task`).
 //!
 //! asyncio's `Task.__init__` ends with `self._loop.call_soon(self.__step)`: a task drives
 //! itself. Each `__step` runs the coroutine until it awaits a future; the task then adds
@@ -105,7 +105,7 @@ struct TaskCore<F, T> {
 
 impl EventLoop {
     // ANCHOR: create_task
-    /// Wrap `future` in a task and schedule its first step with `call_soon` (seed 001: the
+    /// Wrap `future` in a task and schedule its first step with `call_soon` (asyncio's: the
     /// task drives itself). The future returns what a coroutine returns or raises: `Ok` is
     /// the task's result, `Err` its exception, and `Err(Cancelled)` (what `?` passes on
     /// from a cancelled future) ends the task cancelled.

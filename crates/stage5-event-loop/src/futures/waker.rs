@@ -1,5 +1,5 @@
-//! A task's waker, and what waking does (book chapter 6, "Real wakers"; seed 001, "Task
-//! 对象的自我驱动机制": a task schedules its own next step with `call_soon`).
+//! A task's waker, and what waking does (book chapter 6, "Real wakers"; asyncio's
+//! `tasks.py`: `Task.__wakeup`, which a future schedules with `call_soon`).
 //!
 //! asyncio wakes a task by calling its `__wakeup` done callback, which schedules
 //! `__step` with `call_soon`. A Rust future wakes its task through the [`Waker`] it found in

@@ -1,5 +1,5 @@
 //! Chapter 7: the loop meets the outside world (book chapter 7, "I/O, threads and
-//! signals"; seeds 000/004 and asyncio's `selector_events.py` and `unix_events.py`).
+//! signals"; asyncio's `selector_events.py` and `unix_events.py`).
 //!
 //! asyncio layers its loops: `BaseEventLoop` (chapter 5), then `BaseSelectorEventLoop`,
 //! which adds the selector, readers and writers, the self-pipe and the `sock_*`

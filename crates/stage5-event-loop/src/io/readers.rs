@@ -1,5 +1,5 @@
 //! Readers and writers: callbacks run while a file descriptor is ready (book chapter 7,
-//! "Readers and writers on a selector"; seeds 000/004, "网络IO的回调注册", asyncio's
+//! "Readers and writers on a selector"; asyncio's
 //! `selector_events.py`: `add_reader`, `remove_reader`, `add_writer`, `remove_writer`).
 //!
 //! asyncio's `add_reader(fd, callback)` registers `fd` with the selector for reading and

@@ -1,5 +1,5 @@
-//! A listening server (book chapter 7, "Out of file descriptors"; seeds 000/004, "网络 IO
-//! 回调", asyncio's `selector_events.py`: `_start_serving`, `_accept_connection`).
+//! A listening server (book chapter 7, "Out of file descriptors";
+//! asyncio's `selector_events.py`: `_start_serving`, `_accept_connection`).
 //!
 //! [`EventLoop::start_serving`] is asyncio's `_start_serving`: a reader on the listening
 //! socket that accepts up to `backlog` connections each time it runs. When `accept` fails

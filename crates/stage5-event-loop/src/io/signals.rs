@@ -1,5 +1,5 @@
 //! Signal handlers on the loop: `add_signal_handler` and `remove_signal_handler` (book
-//! chapter 7, "Signals"; seeds 000/004, "信号处理", asyncio's `unix_events.py`:
+//! chapter 7, "Signals"; asyncio's `unix_events.py`:
 //! `add_signal_handler`, `remove_signal_handler`).
 //!
 //! A signal interrupts the program anywhere; the OS-level action may only set a flag and

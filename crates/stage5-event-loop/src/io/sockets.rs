@@ -1,5 +1,5 @@
-//! Socket operations as futures (book chapter 7, "Socket operations"; seeds 000/004,
-//! "网络IO的回调注册", asyncio's `selector_events.py`: `sock_recv`, `sock_sendall`,
+//! Socket operations as futures (book chapter 7, "Socket operations";
+//! asyncio's `selector_events.py`: `sock_recv`, `sock_sendall`,
 //! `sock_accept`, `sock_connect`).
 //!
 //! asyncio's `sock_recv(sock, n)` first tries `sock.recv(n)`; only if that would block does

@@ -1,5 +1,5 @@
 //! `call_soon_threadsafe` and the [`LoopHandle`] other threads hold (book chapter 7,
-//! "Threads"; seeds 000/004, "任务添加": `call_soon_threadsafe`).
+//! "Threads"; asyncio's `call_soon_threadsafe`).
 //!
 //! An [`EventLoop`] is an `Rc`: it stays on its thread. What another thread may hold is a
 //! [`LoopHandle`], the loop's `Send + Sync` part (the remote queue and the self-pipe's write

@@ -1,5 +1,5 @@
 //! The task whose step runs now, and the future it waits on (book chapter 6, "Real
-//! wakers" and "Cancellation"; seed 003, section 4.1.2's `sched.current`, asyncio's
+//! wakers" and "Cancellation"; the `sched.current` of Beazley's talk, asyncio's
 //! `Task._fut_waiter`).
 //!
 //! Stages 2 to 4 needed a `current` slot to know which task was waiting. Stage 5 does not:
@@ -91,7 +91,6 @@ pub(crate) fn current_task() -> Option<Id> {
     STEP.with_borrow(|step| step.task.map(|task| Id::Task(task.id)))
 }
 
-// ANCHOR: awaiting
 /// The future at `address`, of the loop at `lp`, is pending as the running step polls it:
 /// note it (`future` makes the weak reference only if it is needed), and say whether to
 /// wait. Outside a task's step, nothing to note: wait.
@@ -104,6 +103,7 @@ pub(crate) fn awaiting(
         let Some(task) = step.task else {
             return Verdict::Wait;
         };
+        // ANCHOR: refused
         let refused = if address == task.own {
             Some(Error::AwaitsItself)
         } else if lp != task.lp {
@@ -118,6 +118,7 @@ pub(crate) fn awaiting(
             step.awaited = Awaited::Refused(address);
             return Verdict::WakeToFail;
         }
+        // ANCHOR_END: refused
         step.awaited = match std::mem::take(&mut step.awaited) {
             Awaited::Nothing => Awaited::One(address, future()),
             Awaited::One(known, weak) if known == address => Awaited::One(known, weak),
@@ -127,7 +128,6 @@ pub(crate) fn awaiting(
         Verdict::Wait
     })
 }
-// ANCHOR_END: awaiting
 
 /// The running step waits on several things at once, whatever it notes after this.
 pub(crate) fn awaiting_several() {

@@ -1,5 +1,5 @@
 //! The loop's table of file descriptors: who waits on each, and what the selector was told
-//! (book chapter 7, "Readers and writers on a selector"; seeds 000/004, "网络IO的回调注册",
+//! (book chapter 7, "Readers and writers on a selector";
 //! asyncio's `selector_events.py`: `_add_reader`, `_remove_reader`, `_process_events`).
 //!
 //! asyncio keeps a loop's readers and writers in its selector: a descriptor's key holds

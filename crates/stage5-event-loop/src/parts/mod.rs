@@ -1,4 +1,4 @@
-//! The parts the loop owns, which know nothing of it (book chapters 5 to 7; seeds 000/004,
+//! The parts the loop owns, which know nothing of it (book chapters 5 to 7;
 //! asyncio's `selectors.py`, `selector_events.py`, `unix_events.py` and `tasks.py`).
 //!
 //! Each part here is generic over the loop `L` its callbacks receive, as stage 1's

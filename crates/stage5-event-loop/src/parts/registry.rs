@@ -1,5 +1,5 @@
 //! The loop's table of live tasks, by key (book chapter 6, "Real wakers"; asyncio's
-//! `tasks._all_tasks` and `all_tasks()`). No seed section: the seeds' tasks need no key.
+//! `tasks._all_tasks` and `all_tasks()`). Beazley's talk's tasks need no key.
 //!
 //! A `Waker` must be `Send + Sync`, so it cannot hold a task (an `Rc`): it holds the task's
 //! *key* in this table, and waking looks the task up. A key is a slot and that slot's

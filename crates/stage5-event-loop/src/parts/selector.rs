@@ -1,6 +1,6 @@
 //! The selector the loop waits on (book chapter 5, "Step 3: select", and chapter 7,
-//! "Readers and writers on a selector"; seed 000, `_run_once`'s
-//! `self._selector.select(timeout)` and seed 002, the selector class tree).
+//! "Readers and writers on a selector"; asyncio's `_run_once`,
+//! `self._selector.select(timeout)`, and the `selectors` module's class tree).
 //!
 //! asyncio's `BaseSelectorEventLoop` holds a `selectors.DefaultSelector` (epoll on Linux,
 //! kqueue on macOS) and calls `select(timeout)` once per iteration, with the timeout that

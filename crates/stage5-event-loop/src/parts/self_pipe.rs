@@ -1,6 +1,6 @@
 //! The self-pipe and the queue other threads fill: how another thread wakes a loop blocked
-//! in `select` (book chapter 7, "The self-pipe"; seeds 000/004, "任务添加":
-//! `call_soon_threadsafe`, and asyncio's `selector_events.py`: `_make_self_pipe`,
+//! in `select` (book chapter 7, "The self-pipe"; asyncio's
+//! `call_soon_threadsafe`, and its `selector_events.py`: `_make_self_pipe`,
 //! `_read_from_self`, `_write_to_self`).
 //!
 //! A loop with nothing to do sleeps in `select` with no timeout. A callback another thread

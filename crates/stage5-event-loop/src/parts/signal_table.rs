@@ -1,5 +1,5 @@
 //! The loop's table of signal handlers and their OS-level actions (book chapter 7,
-//! "Signals"; seeds 000/004, "信号处理", asyncio's `unix_events.py`: `add_signal_handler`,
+//! "Signals"; asyncio's `unix_events.py`: `add_signal_handler`,
 //! `_handle_signal`, `signal.set_wakeup_fd`).
 //!
 //! A signal handler interrupts the program anywhere, even inside `malloc`; it may only make

@@ -1,9 +1,9 @@
 //! Stage 4's scripted I/O scenario, unchanged, on stage 5's event loop (book chapter 5, "The
-//! old code still runs"; seed 003, section 6, on seed 000's loop). Used by `bridge.rs` (the
+//! old code still runs"; the echo of Beazley's talk, on the event loop). Used by `bridge.rs` (the
 //! lines, snapshotted and compared with stage 4's) and by the root test `timelines.rs` (the
 //! picture in chapter 7).
 //!
-//! Stage 4's echo server (`tcp_server`, written against stage 4's `WaitIo`), the seed's
+//! Stage 4's echo server (`tcp_server`, written against stage 4's `WaitIo`), the talk's
 //! producer and consumer (stage 3's tasks, stage 2's `sleep` and `AsyncQueue`) and the
 //! scripted client are the very files stage 4's tests run: included here as they are. Only
 //! the scheduler differs: `EventLoop` implements stage 1's `Schedule` and stage 4's
@@ -47,7 +47,7 @@ pub fn scenario(lp: &EventLoop) {
 }
 // ANCHOR_END: old_code
 
-/// The seed's producer and consumer alone, `count` items, on `lp`.
+/// The talk's producer and consumer alone, `count` items, on `lp`.
 pub fn producer_consumer(lp: &EventLoop, count: u32) {
     echo_server::producer_consumer::start(lp, count);
 }

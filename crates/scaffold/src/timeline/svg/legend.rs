@@ -1,5 +1,5 @@
 //! The timeline picture's legend: one swatch per mark, in the picture's own classes (book
-//! introduction, "Timelines"). No seed section. A child of `svg`, which draws the rest.
+//! introduction, "Timelines"). No public source. A child of `svg`, which draws the rest.
 
 use std::fmt::Write;
 

@@ -1,5 +1,5 @@
 //! Repeating handles: the handles of readers, writers and signal handlers (book chapter 7,
-//! "Readers and writers on a selector" and "Signals"; seeds 000/004, "网络IO的回调注册",
+//! "Readers and writers on a selector" and "Signals";
 //! asyncio's `_add_reader`, which makes one `Handle` and runs it every time its
 //! descriptor is ready).
 //!

@@ -1,5 +1,5 @@
 //! Awaiting a future from Rust, the one thing asyncio's `Future` does not need (book
-//! chapter 6, "Futures" and "Cancellation"; seed 001, "Task 对象的自我驱动机制", asyncio's
+//! chapter 6, "Futures" and "Cancellation"; asyncio's
 //! `Future.__await__` and `Task.__wakeup`).
 //!
 //! A Python coroutine awaits a future by yielding it to its task, which adds its own

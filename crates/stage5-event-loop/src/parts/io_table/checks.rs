@@ -1,5 +1,5 @@
 //! A task's wait on a kept registration, checked later (book, "Going further", "Making the
-//! loop fast", after chapter 7; seeds 000/004, asyncio's `_sock_recv`, which adds a reader,
+//! loop fast", after chapter 7; asyncio's `_sock_recv`, which adds a reader,
 //! and with it a system call, for every wait).
 //!
 //! A task in a socket operation pays nothing when it starts to wait (`wait`): its

@@ -1,5 +1,5 @@
 //! What the I/O table does when the loop closes (book chapter 5, "Running, stopping,
-//! closing", and chapter 7; seeds 000/004, asyncio's `BaseSelectorEventLoop.close`, which closes its
+//! closing", and chapter 7; asyncio's `BaseSelectorEventLoop.close`, which closes its
 //! selector and with it every registration, reader and writer).
 //!
 //! asyncio's `close` drops the selector's keys, and the handles in them, with the

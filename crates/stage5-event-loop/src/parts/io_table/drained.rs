@@ -1,5 +1,5 @@
 //! A socket a short read emptied (book, "Going further", "Making the loop fast", after
-//! chapter 7; seeds 000/004, asyncio's `sock_recv`, which always tries `recv` first).
+//! chapter 7; asyncio's `sock_recv`, which always tries `recv` first).
 //!
 //! asyncio's `sock_recv` tries the read before it waits. After an echo went out, the socket
 //! is usually empty (the client sends its next message only once it has the echo), and

@@ -1,5 +1,5 @@
 //! Level-triggered readers on an edge-triggered selector (book chapter 7, "Level against
-//! edge"; seeds 000/004, "网络IO的回调注册", asyncio's `_process_events` on a level-triggered
+//! edge"; asyncio's `_process_events` on a level-triggered
 //! `selectors.EpollSelector`).
 //!
 //! asyncio calls a reader in every iteration in which its descriptor is readable; epoll,

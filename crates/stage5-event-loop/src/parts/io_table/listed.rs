@@ -1,5 +1,5 @@
-//! The table's readers and writers, listed (book introduction, "Watching a run"; no seed
-//! section: the project's own instrument).
+//! The table's readers and writers, listed (book introduction, "Watching a run"; no public
+//! source: the project's own instrument).
 //!
 //! Not part of chapter 7's lesson: the loop's `inspect.rs` reads this while a recording is
 //! on, to show who waits on which descriptor. Only callbacks' handles are listed: a task's

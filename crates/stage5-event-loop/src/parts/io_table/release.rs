@@ -1,5 +1,5 @@
 //! A socket operation's registration, kept until the next select (book, "Going further",
-//! "Making the loop fast", after chapter 7; seeds 000/004, asyncio's `sock_recv` and
+//! "Making the loop fast", after chapter 7; asyncio's `sock_recv` and
 //! `_sock_recv`, which `add_reader` for every wait and `remove_reader` when it ends).
 //!
 //! asyncio's socket operations pay two system calls per wait: the reader is added, then

@@ -1,5 +1,5 @@
 //! A descriptor number reused by a new socket (book chapter 7, "Level against edge", the
-//! reused number; seeds 000/004, "网络IO的回调注册", asyncio's `_add_reader`, which calls
+//! reused number; asyncio's `_add_reader`, which calls
 //! `selector.modify` or `register`).
 //!
 //! The table cannot see a socket being closed: the kernel drops a closed socket from epoll
