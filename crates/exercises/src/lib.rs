@@ -14,6 +14,7 @@
 //! cargo run -p exercises -- run 1.1       # one exercise, by its number in the book
 //! cargo run -p exercises -- hint 1.1      # a nudge
 //! cargo run -p exercises -- watch         # re-run the current exercise each time you save it
+//! cargo run -p exercises -- watch 2.1     # the same, from exercise 2.1 on
 //! cargo run -p exercises -- list          # every exercise, done or not
 //! ```
 //!

@@ -136,7 +136,7 @@ fn every_exercise_test_says_which_side_is_yours() {
             }
             let name = test
                 .lines()
-                .find_map(|l| l.strip_prefix("fn "))
+                .find_map(|l| l.strip_prefix("fn ")?.split('(').next())
                 .unwrap_or(test);
             for bare in ["assert_eq!(", "assert_ne!("] {
                 assert!(
