@@ -82,5 +82,9 @@ fn ex1_3_two_consumers_one_item() {
     let q2 = q.clone();
     s.call_later(Duration::from_secs(1), move |s| q2.put(s, 1));
     s.run();
-    assert_yours!(*log.borrow(), ["0.000 A got 0", "1.000 B got 1"]);
+    assert_yours!(
+        *log.borrow(),
+        ["0.000 A got 0", "1.000 B got 1"],
+        "who got which item, when"
+    );
 }

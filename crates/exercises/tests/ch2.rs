@@ -34,11 +34,12 @@ fn ex2_1_squares_pause_after_every_line() {
             yields += 1;
             assert!(yields <= 3, "squares(3) pauses three times, then finishes");
         }
-        assert_yours!(yields, 3);
+        assert_yours!(yields, 3, "how often squares(3) paused before it finished");
     });
     assert_yours!(
         text,
-        "  0.000 | Square 1\n  0.000 | Square 4\n  0.000 | Square 9\n"
+        "  0.000 | Square 1\n  0.000 | Square 4\n  0.000 | Square 9\n",
+        "what squares(3) printed"
     );
     // And it takes turns with another generator on the round robin.
     let text = transcript(false, |_| {
@@ -48,7 +49,11 @@ fn ex2_1_squares_pause_after_every_line() {
         s.run();
     });
     let lines: Vec<_> = text.lines().map(|l| &l[10..]).collect();
-    assert_yours!(lines, ["Square 1", "Down 2", "Square 4", "Down 1"]);
+    assert_yours!(
+        lines,
+        ["Square 1", "Down 2", "Square 4", "Down 1"],
+        "the two generators, taking turns"
+    );
 }
 
 /// A waker that counts how often it is woken.
@@ -104,6 +109,10 @@ fn ex2_3_close_wakes_every_waiting_consumer() {
         m.close();
     });
     s.run();
-    assert_yours!(*log.borrow(), ["A got 1", "A done", "B done", "C done"]);
+    assert_yours!(
+        *log.borrow(),
+        ["A got 1", "A done", "B done", "C done"],
+        "what the consumers did, in order"
+    );
     assert_yours!(s.tasks(), 0, "no consumer may be left waiting for ever");
 }
