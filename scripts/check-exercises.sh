@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Every exercise both ways round: its test FAILS on the stub as shipped (so it can fail, and
 # the learner has something to do), and PASSES on the reference solution (so it can be done).
-# The exercise tests are #[ignore]d, so `cargo test --workspace` never runs them.
+# The exercise tests are #[ignore]d, and their binaries (each with its chapter's stub inside)
+# are built only when named, so `cargo test --workspace` never builds them: `--test '*'` names
+# them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The exercise tests, by name (`name: test` lines of --list).
-names=$(cargo test -q -p exercises -- --ignored --list 2>/dev/null | sed -n 's/: test$//p' | sort)
+names=$(cargo test -q -p exercises --test '*' -- --ignored --list 2>/dev/null | sed -n 's/: test$//p' | sort)
 count=$(printf '%s\n' "$names" | grep -c . || true)
 if [ "$count" -eq 0 ]; then
     echo "no exercise tests found"
@@ -15,7 +17,7 @@ fi
 
 # `test NAME ... ok|FAILED` lines of one run; the run itself fails when any test does.
 results() {
-    cargo test -p exercises --no-fail-fast "$@" -- --ignored --test-threads=2 2>&1 \
+    cargo test -p exercises --no-fail-fast --test '*' "$@" -- --ignored --test-threads=2 2>&1 \
         | sed -n 's/^test \([a-z0-9_]*\) \.\.\. \(ok\|FAILED\)$/\1 \2/p' | sort || true
 }
 

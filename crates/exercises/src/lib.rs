@@ -14,13 +14,18 @@
 //! cargo run -p exercises -- run 1.1       # one exercise, by its number in the book
 //! cargo run -p exercises -- hint 1.1      # a nudge
 //! cargo run -p exercises -- watch         # re-run the current exercise each time you save it
+//! cargo run -p exercises -- watch 2.1     # the same, from exercise 2.1 on
 //! cargo run -p exercises -- list          # every exercise, done or not
 //! ```
 //!
-//! Edit the file it names until it says the exercise is done. The tests are `#[ignore]`d,
-//! so that `cargo test --workspace` stays green for everyone, and the runner only runs
-//! them for you: `cargo test -p exercises --test ch1 -- --ignored ex1_1` is still the same
-//! test, with the harness's own output. [`catalog`] lists every exercise, in reading order.
+//! Edit the file it names until it says the exercise is done. Each test binary compiles its
+//! chapter's stub into itself, and is built only when it is named: the runner (built
+//! without any stub) and `cargo test --workspace` stay whole whatever state your code is in,
+//! and a stub that does not compile is told as its exercise's outcome, the others still
+//! run. The tests are `#[ignore]`d too, and the runner runs them for you:
+//! `cargo test -p exercises --test ch1 -- --ignored ex1_1` is still the same test, with the
+//! harness's own output. [`catalog`] lists every exercise, in reading order;
+//! [`assert_yours!`] is what their tests compare with.
 //!
 //! A reference solution of every exercise is in `src/solutions/`, compiled instead of the
 //! stubs with the `solutions` feature:
@@ -41,54 +46,42 @@
 //! (CONTRIBUTING.md, "Adding an exercise"); a "Build it" exercise is the same in
 //! `src/build/` and `tests/build_chN.rs`, with a "Build it" box.
 
-pub mod catalog;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch1;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch1.rs"]
-pub mod ch1;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch2;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch2.rs"]
-pub mod ch2;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch3;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch3.rs"]
-pub mod ch3;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch4;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch4.rs"]
-pub mod ch4;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch5;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch5.rs"]
-pub mod ch5;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch6;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch6.rs"]
-pub mod ch6;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch7;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch7.rs"]
-pub mod ch7;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch8;
-#[cfg(feature = "solutions")]
-#[path = "solutions/ch8.rs"]
-pub mod ch8;
-
 pub mod build;
+pub mod catalog;
+pub mod expect;
+
+// The chapters' stubs (or with `solutions`, their reference solutions): documented here, but
+// compiled only into their tests (`tests/ch1.rs` holds `src/ch1.rs`), never into the library
+// or its doctests, so that the learner's code stops neither the runner nor this crate's own
+// tests.
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch1.rs")]
+pub mod ch1;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch2.rs")]
+pub mod ch2;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch3.rs")]
+pub mod ch3;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch4.rs")]
+pub mod ch4;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch5.rs")]
+pub mod ch5;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch6.rs")]
+pub mod ch6;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch7.rs")]
+pub mod ch7;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch8.rs")]
+pub mod ch8;

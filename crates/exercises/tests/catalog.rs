@@ -125,6 +125,31 @@ fn every_ignored_exercise_test_is_a_row_and_every_row_has_its_test() {
 }
 
 #[test]
+fn every_exercise_test_says_which_side_is_yours() {
+    // `assert_eq!` says `left` and `right`; the learner must not have to guess which is
+    // theirs. An exercise test compares with `assert_yours!` (or `assert_same_run`).
+    for binary in CATALOG.iter().map(|e| e.binary).collect::<BTreeSet<_>>() {
+        let text = read(&krate().join(format!("tests/{binary}.rs")));
+        for test in text.split("\n#[test]\n").skip(1) {
+            if !test.starts_with("#[ignore = \"exercise ") {
+                continue;
+            }
+            let name = test
+                .lines()
+                .find_map(|l| l.strip_prefix("fn ")?.split('(').next())
+                .unwrap_or(test);
+            for bare in ["assert_eq!(", "assert_ne!("] {
+                assert!(
+                    !test.contains(bare),
+                    "tests/{binary}.rs, {name}: `{bare}` does not say which side is yours \
+                     (use `assert_yours!(yours, expected)`)"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn ids_are_unique_and_name_their_chapter() {
     let ids: BTreeSet<&str> = CATALOG.iter().map(|e| e.id).collect();
     assert_eq!(ids.len(), CATALOG.len(), "an id is used twice");

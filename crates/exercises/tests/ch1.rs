@@ -2,11 +2,22 @@
 //! is done. Run one with `cargo run -p exercises -- run 1.1`
 //! (or `cargo test -p exercises --test ch1 -- --ignored ex1_1`).
 
+// Your code, compiled into this test alone (`src/ch1.rs`; with the `solutions` feature,
+// its reference solution): an error in it stops no other test.
+#[cfg_attr(not(feature = "solutions"), path = "../src/ch1.rs")]
+#[cfg_attr(feature = "solutions", path = "../src/solutions/ch1.rs")]
+#[allow(
+    dead_code,
+    reason = "a stub holds parts that only the finished exercise uses"
+)]
+mod ch1;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use exercises::ch1::{CallbackQueue, Log, call_at, chunked};
+use ch1::{CallbackQueue, Log, call_at, chunked};
+use exercises::assert_yours;
 use scaffold::VirtualClock;
 use stage1::Scheduler;
 
@@ -23,7 +34,11 @@ fn ex1_1_a_due_timer_runs_between_chunks() {
     s.call_later(Duration::ZERO, move |_| note(&l, "timer".into()));
     chunked(&s, log.clone(), 3);
     s.run();
-    assert_eq!(*log.borrow(), ["chunk 0", "timer", "chunk 1", "chunk 2"]);
+    assert_yours!(
+        *log.borrow(),
+        ["chunk 0", "timer", "chunk 1", "chunk 2"],
+        "what ran, in order: the timer due at 0 between the chunks"
+    );
 }
 
 #[test]
@@ -41,7 +56,7 @@ fn ex1_2_call_at_is_a_time_not_a_delay() {
         }
     });
     s.run();
-    assert_eq!(
+    assert_yours!(
         *log.borrow(),
         ["at 1: ran at 3.000", "at 5: ran at 5.000"],
         "a time in the past runs at once, a future one at that time"
@@ -67,5 +82,9 @@ fn ex1_3_two_consumers_one_item() {
     let q2 = q.clone();
     s.call_later(Duration::from_secs(1), move |s| q2.put(s, 1));
     s.run();
-    assert_eq!(*log.borrow(), ["0.000 A got 0", "1.000 B got 1"]);
+    assert_yours!(
+        *log.borrow(),
+        ["0.000 A got 0", "1.000 B got 1"],
+        "who got which item, when"
+    );
 }

@@ -2,6 +2,16 @@
 //! is done. Run one with `cargo run -p exercises -- run 2.1`
 //! (or `cargo test -p exercises --test ch2 -- --ignored ex2_1`).
 
+// Your code, compiled into this test alone (`src/ch2.rs`; with the `solutions` feature,
+// its reference solution): an error in it stops no other test.
+#[cfg_attr(not(feature = "solutions"), path = "../src/ch2.rs")]
+#[cfg_attr(feature = "solutions", path = "../src/solutions/ch2.rs")]
+#[allow(
+    dead_code,
+    reason = "a stub holds parts that only the finished exercise uses"
+)]
+mod ch2;
+
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
@@ -9,7 +19,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
-use exercises::ch2::{Mailbox, Squares, pause};
+use ch2::{Mailbox, Squares, pause};
+use exercises::assert_yours;
 use stage2::generator::{self, Countdown, Generator, GeneratorState};
 use stage2::{Scheduler, VirtualClock, transcript};
 
@@ -23,11 +34,12 @@ fn ex2_1_squares_pause_after_every_line() {
             yields += 1;
             assert!(yields <= 3, "squares(3) pauses three times, then finishes");
         }
-        assert_eq!(yields, 3);
+        assert_yours!(yields, 3, "how often squares(3) paused before it finished");
     });
-    assert_eq!(
+    assert_yours!(
         text,
-        "  0.000 | Square 1\n  0.000 | Square 4\n  0.000 | Square 9\n"
+        "  0.000 | Square 1\n  0.000 | Square 4\n  0.000 | Square 9\n",
+        "what squares(3) printed"
     );
     // And it takes turns with another generator on the round robin.
     let text = transcript(false, |_| {
@@ -37,7 +49,11 @@ fn ex2_1_squares_pause_after_every_line() {
         s.run();
     });
     let lines: Vec<_> = text.lines().map(|l| &l[10..]).collect();
-    assert_eq!(lines, ["Square 1", "Down 2", "Square 4", "Down 1"]);
+    assert_yours!(
+        lines,
+        ["Square 1", "Down 2", "Square 4", "Down 1"],
+        "the two generators, taking turns"
+    );
 }
 
 /// A waker that counts how often it is woken.
@@ -64,8 +80,8 @@ fn ex2_2_pause_is_pending_n_times_and_asks_to_be_polled_again() {
             break;
         }
     }
-    assert_eq!(polls, 4, "Pending three times, then Ready");
-    assert_eq!(
+    assert_yours!(polls, 4, "Pending three times, then Ready");
+    assert_yours!(
         counter.0.load(Ordering::Relaxed),
         3,
         "each Pending wakes the waker once"
@@ -93,6 +109,10 @@ fn ex2_3_close_wakes_every_waiting_consumer() {
         m.close();
     });
     s.run();
-    assert_eq!(*log.borrow(), ["A got 1", "A done", "B done", "C done"]);
-    assert_eq!(s.tasks(), 0, "no consumer may be left waiting for ever");
+    assert_yours!(
+        *log.borrow(),
+        ["A got 1", "A done", "B done", "C done"],
+        "what the consumers did, in order"
+    );
+    assert_yours!(s.tasks(), 0, "no consumer may be left waiting for ever");
 }

@@ -22,55 +22,35 @@
 //! cargo test -p exercises --test build_ch1 -- --ignored      # the same test, as cargo runs it
 //! ```
 //!
+//! The stubs are documented here but compiled into their tests alone (`tests/build_ch1.rs`
+//! holds `src/build/ch1.rs`), as the "Try it" ones are.
+//!
 //! When a run differs from the stage's, [`assert_same_run`] says where: the first line that
 //! differs and what the stage printed there, not the whole answer.
 
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch1.rs")]
 pub mod ch1;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch1.rs"]
-pub mod ch1;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch2.rs")]
 pub mod ch2;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch2.rs"]
-pub mod ch2;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch3.rs")]
 pub mod ch3;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch3.rs"]
-pub mod ch3;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch4.rs")]
 pub mod ch4;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch4.rs"]
-pub mod ch4;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch5.rs")]
 pub mod ch5;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch5.rs"]
-pub mod ch5;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch6.rs")]
 pub mod ch6;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch6.rs"]
-pub mod ch6;
-
-#[cfg(not(feature = "solutions"))]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch7.rs")]
 pub mod ch7;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch7.rs"]
-pub mod ch7;
-
-#[cfg(not(feature = "solutions"))]
-pub mod ch8;
-#[cfg(feature = "solutions")]
-#[path = "../solutions/build/ch8.rs"]
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch8.rs")]
 pub mod ch8;
 
 use std::cell::RefCell;

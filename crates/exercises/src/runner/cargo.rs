@@ -5,16 +5,24 @@
 //! cargo test -p exercises --test ch1 -- --ignored --exact ex1_1_a_due_timer_runs_between_chunks
 //! ```
 //!
-//! plus `--features solutions` when the runner itself was built with it. Several exercises
-//! are one `cargo test` with one `--test` per test binary and every test's name: one build,
-//! one line of output per test, however many exercises are asked about.
+//! plus `--features solutions` when the runner itself was built with it, and cargo's
+//! messages as JSON, to tell which test binary each of rustc's errors is in. Several
+//! exercises are one `cargo test` with one `--test` per test binary and every test's name:
+//! one build, one line of output per test, however many exercises are asked about.
 //!
-//! The child cargo is the one that runs the runner (`$CARGO`, which `cargo run` sets),
-//! in this crate's directory, with the environment it was given: a `CARGO_TARGET_DIR` the
-//! runner was started with is the child's too. That is how the runner's own tests, which
-//! run it inside `cargo test`, give it a target directory of its own (`tests/runner.rs`
-//! says why). `cargo run` itself is no such trouble: on Unix it replaces itself with the
-//! runner, locks released, before the runner starts.
+//! The runner is built without the learner's code: each test binary compiles its chapter's
+//! stub into itself (`tests/ch1.rs` holds `src/ch1.rs`). A stub that does not compile stops
+//! its own test binary; cargo then stops the whole run, so the runner runs again without
+//! the binaries that failed, and tells their exercises by rustc's errors, the others by
+//! their tests. Only an error outside every test binary (the library's catalog, say) stops
+//! them all.
+//!
+//! The child cargo is the one that runs the runner (`$CARGO`, which `cargo run` sets), in
+//! the crate's directory (or `EXERCISES_DIR`'s, if that is set: the runner's own tests
+//! point it at a copy of the crate), with the environment it was given: a
+//! `CARGO_TARGET_DIR` the runner was started with is the child's too (`tests/runner.rs`
+//! says why its tests give one). `cargo run` itself is no such trouble: on Unix it replaces
+//! itself with the runner, locks released, before the runner starts.
 
 use std::ffi::OsString;
 use std::io;
@@ -23,7 +31,7 @@ use std::process::{Command, Stdio};
 
 use exercises::catalog::Exercise;
 
-use crate::outcome::{self, Outcome};
+use crate::outcome::{self, Outcome, Target};
 
 /// What runs the exercises' tests.
 #[derive(Debug, Clone)]
@@ -34,12 +42,13 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// The runner as built: this crate's directory, and the solutions if the runner was
-    /// built with the `solutions` feature.
+    /// The runner as built: this crate's directory (unless `EXERCISES_DIR` names another),
+    /// and the solutions if the runner was built with the `solutions` feature.
     pub fn new() -> Runner {
         Runner {
             cargo: std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
-            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+            dir: std::env::var_os("EXERCISES_DIR")
+                .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from),
             solutions: cfg!(feature = "solutions"),
         }
     }
@@ -56,9 +65,17 @@ impl Runner {
 
     /// The `cargo test` arguments that run `exercises`' tests.
     pub fn arguments(&self, exercises: &[&Exercise]) -> Vec<String> {
-        let mut args: Vec<String> = ["test", "-p", "exercises", "--color", "never"]
-            .map(String::from)
-            .to_vec();
+        let mut args: Vec<String> = [
+            "test",
+            "-p",
+            "exercises",
+            "--color",
+            "never",
+            "--message-format",
+            "json",
+        ]
+        .map(String::from)
+        .to_vec();
         if self.solutions {
             args.extend(["--features", "solutions"].map(String::from));
         }
@@ -80,9 +97,72 @@ impl Runner {
         args
     }
 
-    /// Run `exercises`' tests (building what changed first) and read each one's outcome.
-    /// The error is cargo's that could not be started.
+    /// Run `exercises`' tests (building what changed first) and read each one's outcome,
+    /// in the order given. A test binary that does not compile gives its exercises rustc's
+    /// errors, and the others are run without it. The error is cargo's that could not be
+    /// started.
     pub fn run(&self, exercises: &[&Exercise]) -> io::Result<Vec<Outcome>> {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; exercises.len()];
+        // Each round leaves out at least one binary more, or is the last: one round per
+        // binary at most, and one to run what is left.
+        for _ in 0..=exercises.len() {
+            let left: Vec<&Exercise> = exercises
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, outcome)| outcome.is_none())
+                .map(|(exercise, _)| *exercise)
+                .collect();
+            if left.is_empty() {
+                break;
+            }
+            let (stdout, stderr) = self.cargo_test(&left)?;
+            let broken = outcome::build_errors(&stdout);
+            let everything = broken.iter().find_map(|(target, errors)| match target {
+                Target::Other(_) => Some(errors),
+                Target::Test(_) => None,
+            });
+            let round: Vec<Outcome> = match everything {
+                // Nothing runs without the library: every exercise left is told its errors.
+                Some(errors) => vec![Outcome::DidNotCompile(errors.clone()); left.len()],
+                None if broken.is_empty() => {
+                    let tests: Vec<&str> = left.iter().map(|e| e.test).collect();
+                    outcome::read(&tests, &stdout, &stderr)
+                }
+                // Those in a binary that did not compile are told; the rest run again.
+                None => {
+                    let mut told = false;
+                    for (slot, exercise) in outcomes.iter_mut().zip(exercises) {
+                        let errors = broken.iter().find_map(|(target, errors)| {
+                            (*target == Target::Test(exercise.binary.to_owned())).then_some(errors)
+                        });
+                        if let (None, Some(errors)) = (&slot, errors) {
+                            *slot = Some(Outcome::DidNotCompile(errors.clone()));
+                            told = true;
+                        }
+                    }
+                    if told {
+                        continue;
+                    }
+                    // Errors in a binary none of them is in: cargo's business, shown as is.
+                    let errors: Vec<&str> = broken.iter().map(|(_, e)| e.as_str()).collect();
+                    vec![Outcome::DidNotCompile(errors.join("\n")); left.len()]
+                }
+            };
+            let mut round = round.into_iter();
+            for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
+                *slot = round.next();
+            }
+        }
+        Ok(outcomes
+            .into_iter()
+            .map(|outcome| {
+                outcome.unwrap_or_else(|| Outcome::NoResult("cargo ran, but not its test".into()))
+            })
+            .collect())
+    }
+
+    /// One `cargo test` of `exercises`' tests: its standard output and error.
+    fn cargo_test(&self, exercises: &[&Exercise]) -> io::Result<(String, String)> {
         let output = Command::new(&self.cargo)
             .args(self.arguments(exercises))
             .current_dir(&self.dir)
@@ -96,11 +176,9 @@ impl Runner {
                     format!("could not run {}: {error}", self.cargo.to_string_lossy()),
                 )
             })?;
-        let tests: Vec<&str> = exercises.iter().map(|e| e.test).collect();
-        Ok(outcome::read(
-            &tests,
-            &String::from_utf8_lossy(&output.stdout),
-            &String::from_utf8_lossy(&output.stderr),
+        Ok((
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
         ))
     }
 }
@@ -122,15 +200,13 @@ mod tests {
         let one = find("1.1").unwrap();
         assert_eq!(
             runner(false).arguments(&[one]).join(" "),
-            "test -p exercises --color never --test ch1 -- --ignored --exact --color never \
-             ex1_1_a_due_timer_runs_between_chunks"
+            "test -p exercises --color never --message-format json --test ch1 -- --ignored --exact \
+             --color never ex1_1_a_due_timer_runs_between_chunks"
         );
-        assert!(
-            runner(true)
-                .arguments(&[one])
-                .join(" ")
-                .starts_with("test -p exercises --color never --features solutions --test ch1 --")
-        );
+        assert!(runner(true).arguments(&[one]).join(" ").starts_with(
+            "test -p exercises --color never --message-format json --features solutions \
+                     --test ch1 --"
+        ));
     }
 
     #[test]

@@ -19,8 +19,8 @@ Commands:
   run ID      run one exercise; ID is its number in the book, like 1.1
   hint ID     a hint for one exercise
   check       run every exercise, and count those done
-  watch       run the current exercise each time its file is saved, then the next
-              (Enter: run it now, h + Enter: a hint, q + Enter or Ctrl-C: quit)
+  watch [ID]  run the current exercise (or from ID on) each time its file is saved, then
+              the next (Enter: run it now, h + Enter: a hint, q + Enter or Ctrl-C: quit)
 
 Options:
   -h, --help  print this help
@@ -45,8 +45,8 @@ pub enum Command {
     Hint(&'static Exercise),
     /// `check`.
     Check,
-    /// `watch`.
-    Watch,
+    /// `watch`, or `watch ID`: from the first exercise not done, or from `ID` on.
+    Watch(Option<&'static Exercise>),
 }
 
 /// Parse the arguments (without the program's name). The error is one line, for standard
@@ -68,20 +68,21 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
         ["help"] => Ok(Command::Help),
         ["list"] => Ok(Command::List),
         ["check"] => Ok(Command::Check),
-        ["watch"] => Ok(Command::Watch),
+        ["watch"] => Ok(Command::Watch(None)),
+        ["watch", id] => exercise(id).map(|exercise| Command::Watch(Some(exercise))),
         ["run", id] => exercise(id).map(Command::Run),
         ["hint", id] => exercise(id).map(Command::Hint),
         [command @ ("run" | "hint")] => Err(format!(
             "`{command}` needs an exercise's number, like `{command} 1.1`"
         )),
-        [command @ ("run" | "hint"), _, extra, ..] => Err(format!(
+        [command @ ("run" | "hint" | "watch"), _, extra, ..] => Err(format!(
             "`{command}` takes one exercise, not `{extra}` as well"
         )),
-        [command @ ("list" | "check" | "watch" | "help"), extra, ..] => {
+        [command @ ("list" | "check" | "help"), extra, ..] => {
             Err(format!("`{command}` takes nothing, not `{extra}`"))
         }
         [unknown, ..] => Err(format!(
-            "no command `{unknown}`: the commands are list, run ID, hint ID, check and watch"
+            "no command `{unknown}`: the commands are list, run ID, hint ID, check and watch [ID]"
         )),
     }
 }
@@ -113,12 +114,16 @@ mod tests {
         assert_eq!(parse_words(&[]), Ok(Command::Next));
         assert_eq!(parse_words(&["list"]), Ok(Command::List));
         assert_eq!(parse_words(&["check"]), Ok(Command::Check));
-        assert_eq!(parse_words(&["watch"]), Ok(Command::Watch));
+        assert_eq!(parse_words(&["watch"]), Ok(Command::Watch(None)));
         assert_eq!(parse_words(&["--help"]), Ok(Command::Help));
         assert_eq!(parse_words(&["run", "-h"]), Ok(Command::Help));
         let one = catalog::find("1.1").unwrap();
         assert_eq!(parse_words(&["run", "1.1"]), Ok(Command::Run(one)));
         assert_eq!(parse_words(&["hint", "1.1"]), Ok(Command::Hint(one)));
+        assert_eq!(
+            parse_words(&["watch", "1.1"]),
+            Ok(Command::Watch(Some(one)))
+        );
     }
 
     #[test]
@@ -139,6 +144,14 @@ mod tests {
             "`run` takes one exercise, not `1.2` as well"
         );
         assert!(error(&["frobnicate"]).starts_with("no command `frobnicate`"));
+        // An unknown exercise is the same one line, whichever command names it.
+        for command in ["run", "hint", "watch"] {
+            assert_eq!(error(&[command, "9.9"]), error(&["run", "9.9"]));
+        }
+        assert_eq!(
+            error(&["watch", "1.1", "1.2"]),
+            "`watch` takes one exercise, not `1.2` as well"
+        );
         assert_eq!(error(&["--frobnicate"]), "invalid option '--frobnicate'");
         for message in [error(&["run", "9.9"]), error(&["frobnicate"])] {
             assert!(!message.contains('\n'), "{message}");

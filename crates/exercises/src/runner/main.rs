@@ -2,7 +2,7 @@
 //! section: a tool around the book's exercises, in the manner of rustlings). With no
 //! command it runs the first exercise not done yet, in the book's order, and says what it
 //! is, where the book asks for it, what to edit, and what its test said; `list`, `run ID`,
-//! `hint ID`, `check` and `watch` do the rest (`--help`, [`cli::USAGE`]).
+//! `hint ID`, `check` and `watch [ID]` do the rest (`--help`, [`cli::USAGE`]).
 //!
 //! The exercises and their order are the catalog's (`exercises::catalog`). Each is run as
 //! its own `cargo test` (`cargo.rs`), whose output is read for the verdict and the test's
@@ -77,6 +77,13 @@ fn execute(command: &Command, runner: &Runner, out: &mut dyn Write) -> io::Resul
                     report::heading(out, exercise)?;
                     report::outcome(out, exercise, outcome, solutions)?;
                     writeln!(out)?;
+                    // The others that do not compile, if any: not the one just told.
+                    let others: Vec<_> = rows
+                        .iter()
+                        .filter(|(other, _)| other.id != exercise.id)
+                        .cloned()
+                        .collect();
+                    report::broken(out, &others)?;
                     report::tally(out, &outcomes, solutions)?;
                     Ok(false)
                 }
@@ -101,7 +108,7 @@ fn execute(command: &Command, runner: &Runner, out: &mut dyn Write) -> io::Resul
             Ok(*command == Command::List || outcomes.iter().all(Outcome::passed))
         }
         // Quitting is asked for, as much as watching was: it ends as asked, with 0.
-        Command::Watch => watch::watch(runner, out).map(|_| true),
+        Command::Watch(from) => watch::watch(runner, from, out).map(|_| true),
     }
 }
 

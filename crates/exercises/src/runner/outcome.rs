@@ -20,7 +20,8 @@ pub enum Outcome {
         /// Its panic message: the assertion that did not hold.
         message: String,
     },
-    /// The crate does not compile: rustc's errors, in its own words.
+    /// Its code, or its test, does not compile: rustc's errors, in its own words, each with
+    /// the file and line it is at.
     DidNotCompile(String),
     /// No verdict for this test: the end of what cargo printed, to say why.
     NoResult(String),
@@ -31,21 +32,99 @@ impl Outcome {
     pub fn passed(&self) -> bool {
         *self == Outcome::Passed
     }
+
+    /// Where rustc's first error is (`crates/exercises/src/build/ch1.rs:108:1`), if the
+    /// exercise did not compile.
+    pub fn error_at(&self) -> Option<&str> {
+        let Outcome::DidNotCompile(errors) = self else {
+            return None;
+        };
+        errors
+            .lines()
+            .find_map(|line| line.trim_start().strip_prefix("--> "))
+    }
 }
 
-/// The outcome of each of `tests` (by name), from one run's standard output and error.
+/// The outcome of each of `tests` (by name), from one run's standard output and error:
+/// its verdict, or else the end of what cargo printed. (A test whose binary did not compile
+/// is told by [`build_errors`], which the runner reads first.)
 pub fn read(tests: &[&str], stdout: &str, stderr: &str) -> Vec<Outcome> {
     tests
         .iter()
         .map(|test| match verdict(stdout, test) {
             Some(true) => Outcome::Passed,
             Some(false) => failure(stdout, test),
-            None => match compile_errors(stderr) {
-                Some(errors) => Outcome::DidNotCompile(errors),
-                None => Outcome::NoResult(tail(&format!("{stdout}\n{stderr}"), 15)),
-            },
+            None => Outcome::NoResult(tail(&format!("{}\n{stderr}", harness(stdout)), 15)),
         })
         .collect()
+}
+
+/// What cargo could not compile: a test binary, named as in `--test NAME`, or anything else
+/// (the library, the runner's binary), which every test needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// An integration test: `tests/{name}.rs`.
+    Test(String),
+    /// The library or a binary: nothing runs without it.
+    Other(String),
+}
+
+/// rustc's errors, each in its own words (with its source lines, notes and help, and the
+/// `-->` line that names the file and line), by the target they are in, in the order rustc
+/// gave them; read from the `compiler-message` lines of `cargo --message-format json`.
+/// Warnings are left out, and so is rustc's "aborting due to" summary.
+pub fn build_errors(stdout: &str) -> Vec<(Target, String)> {
+    let mut found: Vec<(Target, String)> = Vec::new();
+    for message in stdout.lines().filter_map(cargo_message) {
+        if message["reason"] != "compiler-message" || message["message"]["level"] != "error" {
+            continue;
+        }
+        let text = message["message"]["message"].as_str().unwrap_or_default();
+        if text.starts_with("aborting due to") {
+            continue;
+        }
+        let rendered = message["message"]["rendered"].as_str().unwrap_or(text);
+        let name = message["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let is_test = message["target"]["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|kind| kind == "test"));
+        let target = if is_test {
+            Target::Test(name)
+        } else {
+            Target::Other(name)
+        };
+        let rendered = &tidy_paths(rendered.trim_end());
+        match found.iter_mut().find(|(t, _)| *t == target) {
+            Some((_, errors)) => {
+                errors.push('\n');
+                errors.push_str(rendered);
+            }
+            None => found.push((target, rendered.to_owned())),
+        }
+    }
+    found
+}
+
+/// One of cargo's JSON messages, which share standard output with the tests; `None` for a
+/// line of the tests' own.
+fn cargo_message(line: &str) -> Option<serde_json::Value> {
+    if !line.starts_with('{') {
+        return None;
+    }
+    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+    message["reason"].is_string().then_some(message)
+}
+
+/// Standard output without cargo's JSON messages: what the test harness printed.
+fn harness(stdout: &str) -> String {
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|line| cargo_message(line).is_none())
+        .collect();
+    lines.join("\n")
 }
 
 /// The harness's verdict on `test`: its `test NAME ... ok` or `test NAME ... FAILED` line.
@@ -94,7 +173,7 @@ fn failure(stdout: &str, test: &str) -> Outcome {
         .take_while(|line| !ends_a_message(line))
         .collect();
     Outcome::Failed {
-        at: Some(at.to_owned()),
+        at: Some(tidy_paths(at)),
         message: trimmed(&message),
     }
 }
@@ -117,44 +196,10 @@ fn ends_a_message(line: &str) -> bool {
         || panic_header(line).is_some()
 }
 
-/// rustc's errors (each `error[E...]` or `error:` block, with its source lines and its
-/// notes and help) if the build failed; cargo's own lines and the warnings are left out.
-fn compile_errors(stderr: &str) -> Option<String> {
-    if !stderr.contains("error: could not compile") {
-        return None;
-    }
-    let mut errors = Vec::new();
-    let mut inside = false;
-    for line in stderr.lines() {
-        let starts_block = !line.starts_with(' ') && !line.is_empty();
-        let starts_digit = line.starts_with(|c: char| c.is_ascii_digit());
-        let sub_diagnostic = line.starts_with("note:") || line.starts_with("help:");
-        if starts_block && !starts_digit && !sub_diagnostic {
-            inside = (line.starts_with("error[") || line.starts_with("error:"))
-                && !line.starts_with("error: could not compile");
-        } else if is_cargo_status(line) {
-            inside = false;
-        }
-        if inside {
-            errors.push(line);
-        }
-    }
-    let errors = trimmed(&errors);
-    Some(if errors.is_empty() {
-        tail(stderr, 15)
-    } else {
-        errors
-    })
-}
-
-/// One of cargo's progress lines, `   Compiling stage1 v0.1.0 (...)`.
-fn is_cargo_status(line: &str) -> bool {
-    let word = line.trim_start().split(' ').next().unwrap_or_default();
-    line.starts_with("  ")
-        && matches!(
-            word,
-            "Compiling" | "Checking" | "Finished" | "Running" | "Blocking" | "Building"
-        )
+/// `text` with each stub's path as the learner knows it: a test binary holds its stub as
+/// `tests/../src/ch1.rs` (its `#[path]`), which is `src/ch1.rs`.
+fn tidy_paths(text: &str) -> String {
+    text.replace("/tests/../src/", "/src/")
 }
 
 /// `lines` as one text, without the blank lines around it.

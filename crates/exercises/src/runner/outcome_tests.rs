@@ -99,44 +99,67 @@ failures:
     );
 }
 
-#[test]
-fn a_build_that_fails_gives_rustcs_errors_with_their_notes_and_not_the_warnings() {
-    let stderr = "   Compiling exercises v0.1.0 (/work/crates/exercises)
-warning: unused variable: `unused`
-  --> crates/exercises/src/ch1.rs:26:17
-   |
-26 |             let unused = 3;
-   |                 ^^^^^^ help: if this is intentional, prefix it with an underscore
-   |
-error[E0308]: mismatched types
-  --> crates/exercises/src/ch1.rs:25:55
-   |
-25 |             s.call_soon(move |s| chunk(s, log, i + 1, \"n\"));
-   |                                                       ^^^ expected `u32`, found `&str`
-   |
-note: function defined here
-  --> crates/exercises/src/ch1.rs:22:8
+/// One of cargo's `--message-format json` lines: rustc's diagnostic in `target`.
+fn message(kind: &str, target: &str, level: &str, text: &str, rendered: &str) -> String {
+    serde_json::json!({
+        "reason": "compiler-message",
+        "target": { "kind": [kind], "name": target },
+        "message": { "level": level, "message": text, "rendered": rendered },
+    })
+    .to_string()
+}
 
-For more information about this error, try `rustc --explain E0308`.
-warning: `exercises` (lib) generated 1 warning
-error: could not compile `exercises` (lib) due to 1 previous error; 1 warning emitted
-";
-    let [Outcome::DidNotCompile(errors)] = &read(&["ex1_1"], "", stderr)[..] else {
-        panic!("not a build failure");
-    };
-    assert!(
-        errors.starts_with("error[E0308]: mismatched types\n"),
-        "{errors}"
+#[test]
+fn a_build_that_fails_gives_rustcs_errors_by_test_binary_and_not_the_warnings() {
+    let stub = "error: missing `fn` or `struct` for function or struct definition\n   \
+                --> crates/exercises/tests/../src/build/ch1.rs:109:1\n    |\n\
+                109 | callback(self)  let x = 1;\n    | ^^^^^^^^\n";
+    let stdout = [
+        message(
+            "test",
+            "ch1",
+            "warning",
+            "unused variable",
+            "warning: unused variable\n",
+        ),
+        message("test", "build_ch1", "error", "missing `fn`", stub),
+        message(
+            "test",
+            "build_ch1",
+            "error",
+            "aborting due to 1 previous error",
+            "error: aborting",
+        ),
+        "running 1 test".to_owned(),
+        message(
+            "lib",
+            "exercises",
+            "error",
+            "mismatched types",
+            "error[E0308]: mismatched types\n",
+        ),
+    ]
+    .join("\n");
+    let errors = build_errors(&stdout);
+    assert_eq!(
+        errors,
+        [
+            (
+                Target::Test("build_ch1".into()),
+                stub.trim_end().replace("tests/../src", "src")
+            ),
+            (
+                Target::Other("exercises".into()),
+                "error[E0308]: mismatched types".into()
+            ),
+        ]
     );
-    assert!(
-        errors.ends_with("  --> crates/exercises/src/ch1.rs:22:8"),
-        "{errors}"
+    let outcome = Outcome::DidNotCompile(errors[0].1.clone());
+    assert_eq!(
+        outcome.error_at(),
+        Some("crates/exercises/src/build/ch1.rs:109:1")
     );
-    assert!(errors.contains("expected `u32`, found `&str`"), "{errors}");
-    assert!(
-        !errors.contains("warning") && !errors.contains("Compiling"),
-        "{errors}"
-    );
+    assert!(build_errors("running 1 test\n{\"reason\": nonsense\n").is_empty());
 }
 
 #[test]

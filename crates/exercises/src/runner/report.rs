@@ -66,7 +66,10 @@ pub fn outcome(
             )
         }
         Outcome::DidNotCompile(errors) => {
-            writeln!(out, "  The crate does not compile yet. rustc says:")?;
+            match outcome.error_at() {
+                Some(at) => writeln!(out, "  Not done yet: it does not compile, at {at}:")?,
+                None => writeln!(out, "  Not done yet: it does not compile:")?,
+            }
             indented(out, errors)
         }
         Outcome::NoResult(tail) => {
@@ -91,16 +94,38 @@ pub fn tally(out: &mut dyn Write, outcomes: &[Outcome], solutions: bool) -> io::
     writeln!(out, "{done} of {} done{whose}.", outcomes.len())
 }
 
-/// One line per exercise: done or not, its number, title and chapter.
+/// One line per exercise: done or not (or not compiling), its number, title and chapter;
+/// then [`broken`].
 pub fn list(out: &mut dyn Write, rows: &[(&Exercise, Outcome)]) -> io::Result<()> {
     let width = rows.iter().map(|(e, _)| e.title.len()).max().unwrap_or(0);
     for (exercise, outcome) in rows {
-        let done = if outcome.passed() { "done" } else { "    " };
+        let done = match outcome {
+            Outcome::Passed => "done",
+            Outcome::DidNotCompile(_) => "err ",
+            Outcome::Failed { .. } | Outcome::NoResult(_) => "    ",
+        };
         writeln!(
             out,
             "  [{done}] {:<4} {:<width$}  chapter {}, {}",
             exercise.id, exercise.title, exercise.chapter.number, exercise.section
         )?;
+    }
+    broken(out, rows)
+}
+
+/// One line for each exercise that does not compile: where its first error is, and how to
+/// see them all.
+pub fn broken(out: &mut dyn Write, rows: &[(&Exercise, Outcome)]) -> io::Result<()> {
+    for (exercise, outcome) in rows {
+        if let Outcome::DidNotCompile(_) = outcome {
+            let at = outcome.error_at().unwrap_or("rustc says where");
+            writeln!(
+                out,
+                "  [err ] {} does not compile: {at} (its errors: \
+                 cargo run -p exercises -- run {})",
+                exercise.id, exercise.id
+            )?;
+        }
     }
     Ok(())
 }
@@ -112,7 +137,7 @@ pub fn check(out: &mut dyn Write, rows: &[(&Exercise, Outcome)]) -> io::Result<(
         let verdict = match outcome {
             Outcome::Passed => "done",
             Outcome::Failed { .. } => "not yet: its test fails",
-            Outcome::DidNotCompile(_) => "not yet: the crate does not compile",
+            Outcome::DidNotCompile(_) => "not yet: it does not compile",
             Outcome::NoResult(_) => "not yet: no result (run it alone to see why)",
         };
         writeln!(

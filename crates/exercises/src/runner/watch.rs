@@ -48,15 +48,20 @@ pub enum End {
     Quit,
 }
 
-/// Watch the exercises of the runner's crate, from the first not done, on the terminal.
-pub fn watch(runner: &Runner, out: &mut dyn Write) -> io::Result<End> {
+/// Watch the exercises of the runner's crate, on the terminal: from the first not done, or
+/// from `from` on.
+pub fn watch(
+    runner: &Runner,
+    from: Option<&'static Exercise>,
+    out: &mut dyn Write,
+) -> io::Result<End> {
     let root = runner.dir().canonicalize()?;
     let (tx, inputs) = mpsc::channel();
     // Kept until the session ends: dropping the watcher stops the events.
     let _watcher = file_events(&root.join("src"), tx.clone()).map_err(io::Error::other)?;
     quit_on_ctrl_c(tx.clone())?;
     read_keys(tx);
-    let exercises: Vec<&'static Exercise> = CATALOG.iter().collect();
+    let exercises = order(CATALOG, from);
     let mut run = |chosen: &[&'static Exercise]| runner.run(chosen);
     session(
         &exercises,
@@ -66,6 +71,19 @@ pub fn watch(runner: &Runner, out: &mut dyn Write) -> io::Result<End> {
         runner.solutions(),
         out,
     )
+}
+
+/// The exercises in the order `watch` takes them: the book's, or from `from` on, then the
+/// ones before it, so that `watch 2.1` starts at 2.1 (or the first not done after it) and
+/// still ends only when every exercise is done.
+pub fn order(
+    catalog: &'static [Exercise],
+    from: Option<&'static Exercise>,
+) -> Vec<&'static Exercise> {
+    let start = from
+        .and_then(|from| catalog.iter().position(|e| e.id == from.id))
+        .unwrap_or(0);
+    catalog[start..].iter().chain(&catalog[..start]).collect()
 }
 
 /// Send an [`Input::Saved`] for each file under `dir` that is written, until the watcher

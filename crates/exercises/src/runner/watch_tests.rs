@@ -177,3 +177,36 @@ fn a_save_of_another_file_or_a_read_is_not_a_run() {
         AccessMode::Write
     ))));
 }
+
+#[test]
+fn watch_id_starts_at_that_exercise_and_still_ends_only_when_all_are_done() {
+    let ids = |exercises: &[&Exercise]| exercises.iter().map(|e| e.id).collect::<Vec<_>>();
+    let book = order(CATALOG, None);
+    assert_eq!(ids(&book), ids(&CATALOG.iter().collect::<Vec<_>>()));
+    let from = order(CATALOG, find("2.1"));
+    assert_eq!(from.len(), CATALOG.len());
+    assert_eq!((from[0].id, from[from.len() - 1].id), ("2.1", "1.4"));
+
+    // Nothing done: `watch 2.1` shows 2.1, not 1.1. No sender left: the session then quits.
+    let (tx, inputs) = mpsc::channel::<Input>();
+    drop(tx);
+    let mut run = |chosen: &[&'static Exercise]| {
+        Ok(chosen
+            .iter()
+            .map(|e| Outcome::Failed {
+                at: None,
+                message: format!("{} is not done", e.id),
+            })
+            .collect())
+    };
+    let mut out = Vec::new();
+    let end = session(&from, Path::new("."), &mut run, &inputs, false, &mut out).unwrap();
+    let shown = String::from_utf8(out).unwrap();
+    assert_eq!(end, End::Quit);
+    assert!(
+        shown.starts_with("\nExercise 2.1: a generator by hand\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("2.1 is not done"), "{shown}");
+    assert!(shown.ends_with("Stopped at exercise 2.1.\n"), "{shown}");
+}
