@@ -10,7 +10,10 @@ and fails on:
   - a page that lost its code: an `{{#include` left unexpanded, or an empty code block;
   - a stepper (a recorded run beside a timeline) that does not show, as a reader drives it
     with the keyboard and the mouse, exactly the recorded state of the step it is at (the
-    book's runs, and one made up to reach what they may not: lists cut short, no state).
+    book's runs, and one made up to reach what they may not: lists cut short, no state),
+    whose status line does not say a traced step in its trace line's words, or whose trace
+    panel shows a line cut by its edge;
+  - a timeline whose row label is cut short or runs into the plot.
 It saves a full-page screenshot of each chapter, and each picture on it in the light and
 the dark theme, and each stepper in both, under SCREENS_DIR, for a person to look at.
 
@@ -156,10 +159,13 @@ class Page:
 
     def click(self, expression):
         """Click, with the mouse, the middle of the element `expression` names."""
-        box = self.js(f"""(() => {{
+        # After the scroll, two frames: a reader sees the page scrolled (and what a scroll
+        # shows, such as the trace lines a stepper hides while they are cut) before clicking.
+        box = self.js(f"""(async () => {{
           const e = {expression};
           if (!e) return null;
           e.scrollIntoView({{block: 'center'}});  // not under mdbook's menu bar
+          await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
           const r = e.getBoundingClientRect();
           return {{x: r.x + r.width / 2, y: r.y + r.height / 2}};
         }})()""")
@@ -206,12 +212,23 @@ SHOWN = r"""((i) => {
   const cursor = figure && figure.querySelector('.stepper-cursor');
   const img = cursor && cursor.parentNode.querySelector('img');
   const current = root.querySelector('.stepper-trace .stepper-current');
+  // The trace lines the list shows only in part: cut by its top or bottom edge.
+  const list = root.querySelector('.stepper-trace .stepper-list').getBoundingClientRect();
+  const cut = [...root.querySelectorAll('.stepper-trace li')].filter(li => {
+    const r = li.getBoundingClientRect();
+    const seen = getComputedStyle(li).visibility !== 'hidden' && r.bottom > list.top && r.top < list.bottom;
+    return seen && (r.top < list.top - 0.5 || r.bottom > list.bottom + 0.5);
+  }).map(li => li.textContent);
   return {
     running: lines('running'), ready: lines('ready'), timers: lines('timers'),
     waits: lines('waits'), output: lines('output'),
     status: root.querySelector('.stepper-status').textContent,
     slider: Number(root.querySelector('.stepper-slider').value),
     trace: current ? current.textContent : null,
+    cut: cut,
+    current_shown: !current || (getComputedStyle(current).visibility !== 'hidden'
+      && current.getBoundingClientRect().top >= list.top - 0.5
+      && current.getBoundingClientRect().bottom <= list.bottom + 0.5),
     focused: root.contains(document.activeElement),
     cursor: cursor ? cursor.getBoundingClientRect().left + cursor.offsetWidth / 2 - img.getBoundingClientRect().left : null,
     width: img ? img.getBoundingClientRect().width : null,
@@ -234,13 +251,28 @@ def state_at(run, k):
     return None if index is None else run["states"][index]
 
 
+def words(run, k):
+    """What step k did, as the status line says it: the trace's words (without the `[n] `
+    the status already names), or --step's for what the trace does not print."""
+    step, state = run["steps"][k], state_at(run, k)
+    if step["trace"] is not None:
+        return re.sub(r"^\[\d+\] ", "", step["trace"])
+    if step["say"] is not None:
+        return f"| {step['say']}"
+    if step["kind"] == "iteration":
+        return f"(iteration {step['iteration']} begins)"
+    if step["kind"] == "queues" and state is not None:
+        return f"(queues: ready {state['ready_len']}, timers {state['timers_len']})"
+    return f"({step['kind']})"
+
+
 def expected(run, k):
     """What a stepper must show at step k: the same strings stepper.js builds."""
     steps, step = run["steps"], run["steps"][k]
     status = f"step {k} of {len(steps) - 1}, {step['at']:.3f} s"
     if step["iteration"] is not None:
         status += f", iteration {step['iteration']}"
-    status += f": {step['kind']}" + (f" {step['who']}" if step["who"] else "")
+    status += f": {words(run, k)}"
     said = next((s["say"] for s in reversed(steps[:k + 1]) if s["say"] is not None), None)
     trace = next((s["trace"] for s in reversed(steps[:k + 1]) if s["trace"] is not None), None)
     shown = {"status": status, "slider": k, "trace": trace,
@@ -304,6 +336,14 @@ def check_steppers(page, name, stem, screens, theme):
             for panel, value in want.items():
                 if shown[panel] != value:
                     problems.append(f"{where}, {what}: {panel} shows {shown[panel]!r}, not {value!r}")
+            # A traced step's status says what its trace line says, not the code's name for it.
+            traced = run["steps"][k]["trace"]
+            if traced is not None and not shown["status"].endswith(re.sub(r"^\[\d+\] ", "", traced)):
+                problems.append(f"{where}, {what}: the status {shown['status']!r} is not in the trace's words")
+            for line in shown["cut"]:
+                problems.append(f"{where}, {what}: the trace panel shows {line!r} cut by its edge")
+            if not shown["current_shown"]:
+                problems.append(f"{where}, {what}: the current trace line is not shown whole")
             if shown["cursor"] is None:
                 problems.append(f"{where}: no cursor on the picture")
             else:
@@ -528,6 +568,34 @@ def check_made_up(page, book, folder):
     return problems
 
 
+# Each row label of an SVG timeline opened on its own: its text, whether it was cut short
+# (an ellipsis), and how far its right end reaches past where the plot begins (the lanes'
+# grid lines start there).
+ROW_LABELS = r"""(() => {
+  const lines = [...document.querySelectorAll('line.grid')].filter(l => l.getAttribute('y1') === l.getAttribute('y2'));
+  const plot = Math.min(...lines.map(l => Number(l.getAttribute('x1'))));
+  return [...document.querySelectorAll('text.muted[x="44"]')].map(t => ({
+    text: t.textContent, over: t.getBBox().x + t.getBBox().width - plot,
+  }));
+})()"""
+
+
+def check_row_labels(page, base, book):
+    """Every row label of every timeline whole, and clear of the plot."""
+    problems = []
+    folder = os.path.join(book, "timelines")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".svg"):
+            continue
+        page.open(base + "timelines/" + name)
+        for label in page.js(ROW_LABELS):
+            if label["text"].endswith("\u2026"):
+                problems.append(f"timelines/{name}: the row label {label['text']!r} is cut short")
+            elif label["over"] > -2:
+                problems.append(f"timelines/{name}: the row label {label['text']!r} runs into the plot")
+    return problems
+
+
 def main():
     # A `timeout` that stops us must not orphan the browser: exit through `finally`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
@@ -586,6 +654,7 @@ def main():
                     problems.append(f"{with_steppers[0]}: no stepper shows when the page is opened from disk")
             with tempfile.TemporaryDirectory() as folder:
                 problems += check_made_up(page, book, folder)
+            problems += check_row_labels(page, base, book)
         finally:
             browser.close()
             server.shutdown()

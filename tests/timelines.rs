@@ -358,3 +358,68 @@ fn stage5_countdown_records_as_trace_events() {
         );
     }
 }
+
+/// The curve of class `class` (`ready`, `timers`) in a committed picture: each vertex's x and
+/// the length it stands for, read back through the chart's `max N`.
+fn chart(svg: &str, class: &str) -> Vec<(f64, usize)> {
+    let start = svg
+        .find(&format!(r#"<path class="{class}" d=""#))
+        .unwrap_or_else(|| panic!("no {class} chart"));
+    let max: f64 = svg[..start]
+        .rsplit_once(">max ")
+        .and_then(|(_, rest)| rest.split('<').next()?.parse().ok())
+        .expect("the chart says its max");
+    let d = svg[start..].split('"').nth(3).expect("the path's d");
+    let numbers: Vec<f64> = d
+        .split([' ', 'M', 'L'])
+        .filter(|n| !n.is_empty())
+        .map(|n| n.parse().expect("a number"))
+        .collect();
+    let points: Vec<(f64, f64)> = numbers.chunks(2).map(|p| (p[0], p[1])).collect();
+    let base = points[0].1;
+    let top = points.iter().map(|p| p.1).fold(base, f64::min);
+    let unit = if max > 0.0 { (base - top) / max } else { 1.0 };
+    points
+        .iter()
+        .map(|&(x, y)| (x, ((base - y) / unit).round() as usize))
+        .collect()
+}
+
+#[test]
+fn every_timelines_counters_are_the_recorded_states() {
+    // Checked on the committed files, which the tests above keep equal to what the code
+    // draws: at every moment a step was recorded, the charts hold the lengths of the state
+    // the last step at that moment left.
+    let mut wrong = Vec::new();
+    for picture in PICTURES {
+        let svg = std::fs::read_to_string(committed(picture.file)).expect("the picture");
+        let json = std::fs::read_to_string(committed_steps(picture)).expect("its steps");
+        let steps: serde_json::Value = serde_json::from_str(&json).expect("the steps parse");
+        let states = steps["states"].as_array().expect("states");
+        let steps = steps["steps"].as_array().expect("steps");
+        for (class, length) in [("ready", "ready_len"), ("timers", "timers_len")] {
+            let curve = chart(&svg, class);
+            let at = |x: f64| curve.iter().rev().find(|p| p.0 <= x + 0.05).map(|p| p.1);
+            for (i, step) in steps.iter().enumerate() {
+                let x = step["x"].as_f64().expect("a step's x");
+                let last_there = steps.get(i + 1).is_none_or(|n| n["x"].as_f64() != Some(x));
+                let Some(state) = step["state"].as_u64().filter(|_| last_there) else {
+                    continue;
+                };
+                let expected = states[state as usize][length].as_u64().map(|n| n as usize);
+                if at(x) != expected {
+                    wrong.push(format!(
+                        "{}: the {class} chart at step {i} (x {x}) shows {:?}, its state {expected:?}",
+                        picture.file,
+                        at(x)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "charts that are not the states:\n  {}",
+        wrong.join("\n  ")
+    );
+}

@@ -122,6 +122,7 @@
     this.output = panel(right, "output", "output");
     this.trace = panel(right, "trace", "trace");
     this.trace.tabIndex = 0; // scrollable by keyboard
+    this.trace.addEventListener("scroll", function () { self.hideCut(); });
     this.why = panel(right, "why", "why?");
     this.why.appendChild(el("li", "stepper-hint", "choose why? beside an entry"));
     this.fillTrace();
@@ -221,12 +222,24 @@
     var s = this.steps[this.k];
     this.slider.value = this.k;
     var text = "step " + this.k + " of " + (this.steps.length - 1) + ", " + s.at.toFixed(3) + " s" +
-      (s.iteration !== null ? ", iteration " + s.iteration : "") + ": " + s.kind + (s.who ? " " + s.who : "");
+      (s.iteration !== null ? ", iteration " + s.iteration : "") + ": " + this.words(this.k);
     this.slider.setAttribute("aria-valuetext", text);
     this.say(text);
     this.showState();
     this.showTrace();
     if (this.cursor) this.cursor.style.left = (s.x / SVG_WIDTH * 100) + "%";
+  };
+
+  // What step k did, in the trace's words (its `[n] ` left out: the status names the
+  // iteration), or, for what the trace does not print, in --step's: the program's line
+  // marked `|`, the bookkeeping in brackets.
+  Stepper.prototype.words = function (k) {
+    var s = this.steps[k], st = this.state(k);
+    if (s.trace !== null) return s.trace.replace(/^\[\d+\] /, "");
+    if (s.say !== null) return "| " + s.say;
+    if (s.kind === "iteration") return "(iteration " + s.iteration + " begins)";
+    if (s.kind === "queues" && st) return "(queues: ready " + st.ready_len + ", timers " + st.timers_len + ")";
+    return "(" + s.kind + ")";
   };
 
   Stepper.prototype.say = function (text) {
@@ -294,17 +307,36 @@
     var out = el("li", said === k ? "stepper-fresh" : null);
     out.appendChild(el("span", "stepper-text", said === null ? "nothing printed yet" : this.steps[said].say));
     this.output.appendChild(out);
-    var list = this.trace;
+    var list = this.trace, middle = null;
     this.traceItems.forEach(function (li) {
       var on = Number(li.getAttribute("data-step")) === current;
       li.classList.toggle("stepper-current", on);
       if (on) {
         li.setAttribute("aria-current", "step");
-        // Scroll the list, never the page (scrollIntoView would move the reader's page).
-        list.scrollTop = li.offsetTop - list.clientHeight / 2;
+        middle = li.offsetTop - list.clientHeight / 2;
       } else {
         li.removeAttribute("aria-current");
       }
+    });
+    if (middle !== null) {
+      // Scroll the list, never the page (scrollIntoView would move the reader's page): the
+      // current line near the middle, and at the top the start of a line, never the end of
+      // one that wraps.
+      var top = 0;
+      this.traceItems.forEach(function (li) { if (li.offsetTop <= middle) top = li.offsetTop; });
+      list.scrollTop = top;
+    }
+    this.hideCut();
+  };
+
+  // A line the list's edge cuts (one that wraps, at the bottom; at the top when the list
+  // is scrolled to its end, or by hand) is hidden rather than shown in part, as a lone
+  // "1" or a "seq" without its number.
+  Stepper.prototype.hideCut = function () {
+    var top = this.trace.scrollTop, bottom = top + this.trace.clientHeight;
+    this.traceItems.forEach(function (li) {
+      var whole = li.offsetTop >= top - 0.5 && li.offsetTop + li.offsetHeight <= bottom + 0.5;
+      li.classList.toggle("stepper-cut", !whole);
     });
   };
 

@@ -231,10 +231,12 @@ impl Scheduler {
         Event::Queues { ready, timers }
     }
 
-    /// Report that callback `id` runs, and remember it as the one running.
+    /// Report that callback `id` runs, and remember it as the one running. It runs from the
+    /// moment it left the ready queue: the lengths reported first are the queues without
+    /// it, so the state they leave has it running, not lost between the two.
     fn report_run(&self, id: CallbackId) {
-        event!(self.queues());
         self.inner.running.set(Some(id));
+        event!(self.queues());
         event!(Event::Run { id: id.into() });
     }
 }

@@ -15,9 +15,11 @@
 //! changed from stage 1: the queue holds *paused computations* instead of callbacks, and a
 //! task's loop stays a loop.
 
-use std::collections::VecDeque;
-
 use scaffold::{Event, Id, event, say};
+
+mod inspect;
+
+use inspect::Ready;
 
 /// What a generator did when resumed: paused at a `yield`, or ran to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +132,7 @@ impl Generator for Countup {
 /// The talk's first generator scheduler: round robin over a queue of generators.
 #[derive(Default)]
 pub struct Scheduler {
-    ready: VecDeque<(u64, Box<dyn Generator>)>,
+    ready: Ready, // (id, generator) pairs, front first: a deque the recording can read
     next_id: u64,
 }
 
@@ -143,10 +145,10 @@ impl Scheduler {
     /// Queue a generator to be run.
     pub fn new_task(&mut self, task: impl Generator + 'static) {
         self.next_id += 1;
+        self.ready.push_back((self.next_id, Box::new(task)));
         event!(Event::NewTask {
             task: Id::Task(self.next_id)
         });
-        self.ready.push_back((self.next_id, Box::new(task)));
     }
 
     /// Resume each task in turn, re-queueing it until it completes.

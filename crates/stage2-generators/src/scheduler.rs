@@ -147,8 +147,10 @@ impl Inner {
                 self.clock.sleep_until(timer.deadline);
                 self.ready.borrow_mut().push_back(timer.item);
             }
-            let id = self.ready.borrow_mut().pop_front().expect("checked above");
+            // The lengths as the loop finds them, before it takes the first: reported after
+            // the pop, their state would show that task neither ready nor running.
             event!(self.queues());
+            let id = self.ready.borrow_mut().pop_front().expect("checked above");
             self.step(id);
         }
         event!(Event::Done {

@@ -261,11 +261,12 @@ impl Scheduler {
     }
 
     /// Report that callback `id` runs (and only then set `running`: only a report reads it).
+    /// It runs from the moment it left the ready queue: the lengths reported first are the
+    /// queues without it, so the state they leave has it running, not lost between the two.
     fn report_run(&self, id: CallbackId) {
         if scaffold::emit::enabled() {
-            self.inner.running.set(None); // the one before has returned
-            scaffold::emit::emit(self.queues());
             self.inner.running.set(Some(id));
+            scaffold::emit::emit(self.queues());
             scaffold::emit::emit(Event::Run { id: id.into() });
         }
     }

@@ -208,10 +208,6 @@ impl Reader {
                 self.current = None;
                 self.end_idle(at);
             }
-            Event::Queues { ready, timers } => {
-                self.timeline.ready.push((at, ready));
-                self.timeline.timers.push((at, timers));
-            }
             Event::Iteration(_) => self.timeline.iterations.push(at),
             Event::Say(ref line) => {
                 if let Some(lane) = self.current {
@@ -221,7 +217,8 @@ impl Reader {
                     }
                 }
             }
-            Event::Jump { .. } | Event::Note(_) => {}
+            // The queue lengths are read from the states ([`super::counters`]).
+            Event::Jump { .. } | Event::Note(_) | Event::Queues { .. } => {}
         }
         if !keeps_pending {
             self.pending = None;
@@ -264,6 +261,7 @@ pub fn read(records: &[Record]) -> Timeline {
     for record in records {
         reader.read(record.at, &record.event);
     }
+    (reader.timeline.ready, reader.timeline.timers) = super::counters::read(records);
     let last = records.last().map_or(Duration::ZERO, |r| r.at);
     reader.finish(last)
 }

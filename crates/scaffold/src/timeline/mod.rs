@@ -1,11 +1,13 @@
 //! Timelines: a picture of a run on its clock, drawn from the events `--trace` prints (book
 //! introduction, "Timelines"). No public source: the project's own instrument.
 //!
-//! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`];
+//! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`], and
+//! [`counters`] the recorded states into its queue lengths;
 //! [`svg`] draws those as an SVG document, in the look of [`style`]. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
 //! picture when the run ends; the book's pictures are drawn by the root test
 //! `tests/timelines.rs` with [`capture`] and [`draw`], on the virtual clock.
 
+pub mod counters;
 pub mod lanes;
 pub mod model;
 pub mod style;

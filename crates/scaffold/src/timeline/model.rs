@@ -67,7 +67,8 @@ pub struct Timeline {
     pub lanes: Vec<Lane>,
     /// The wakes.
     pub arrows: Vec<Arrow>,
-    /// `(time, ready queue length)` samples.
+    /// `(time, ready queue length)` samples, each held until the next: the recorded
+    /// states' lengths ([`super::counters`]).
     pub ready: Vec<(Duration, usize)>,
     /// `(time, timer heap size)` samples.
     pub timers: Vec<(Duration, usize)>,

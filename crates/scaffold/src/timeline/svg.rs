@@ -4,8 +4,10 @@
 //! circles, lines and words, and SVG is text. Drawing it here keeps the output exactly
 //! reproducible (the committed pictures are compared byte for byte), with no dependency.
 //!
-//! The picture is 750 px wide, the width of the book's text column. Its colours come from
-//! classes in an embedded style sheet, with a second palette under
+//! The picture is 750 px wide, the width of the book's text column. The plot begins right
+//! of the longest row label (at most at `X0_MAX`), so that a label is cut only when it
+//! could not fit; the charts are drawn in `svg/chart.rs`, the legend in `svg/legend.rs`.
+//! Its colours come from classes in an embedded style sheet, with a second palette under
 //! `prefers-color-scheme: dark`, and it paints its own background, so it stays readable
 //! whichever theme the page around it uses.
 
@@ -15,11 +17,17 @@ use std::time::Duration;
 use super::model::{Arrow, Bar, BarKind, Lane, Timeline};
 use super::style::{STYLE, clip, escape, fan, tick_step};
 
+mod chart;
 mod legend;
 
 const WIDTH: f64 = 750.0;
-const X0: f64 = 170.0; // where time 0 is drawn; lane names to the left
+const X0: f64 = 170.0; // where time 0 is drawn, at the least; lane names to the left
+/// Where time 0 is drawn at the most: right of the longest row label that fits.
+const X0_MAX: f64 = 300.0;
+/// A row label's room per character: a little more than the style's 11 px font needs.
+const LABEL_CHAR: f64 = 6.0;
 const X1: f64 = 735.0;
+const LABEL_X: f64 = 44.0; // where a row's label begins, right of its name
 const TOP: f64 = 30.0;
 const LANE: f64 = 22.0;
 const CHART: f64 = 34.0;
@@ -29,12 +37,13 @@ const ARROW_GAP: f64 = 10.0;
 struct Canvas {
     out: String,
     span: f64, // seconds from the left edge of the plot to the right
+    x0: f64,   // the plot's left edge, where time 0 is drawn
 }
 
 impl Canvas {
     /// Where the time `secs` seconds after the start is drawn.
     fn x_secs(&self, secs: f64) -> f64 {
-        X0 + secs / self.span * (X1 - X0)
+        self.x0 + secs / self.span * (X1 - self.x0)
     }
 
     fn x(&self, at: Duration) -> f64 {
@@ -47,7 +56,8 @@ impl Canvas {
         // `write!` into a String cannot fail: the results below are unwrapped by `ok()`.
         writeln!(
             out,
-            r#"<line class="grid" x1="{X0}" y1="{mid}" x2="{X1}" y2="{mid}"/>"#
+            r#"<line class="grid" x1="{}" y1="{mid}" x2="{X1}" y2="{mid}"/>"#,
+            self.x0
         )
         .ok();
         writeln!(
@@ -58,10 +68,10 @@ impl Canvas {
         )
         .ok();
         if let Some(label) = &lane.label {
-            let label = escape(&clip(label, 17));
+            let label = escape(&clip(label, label_chars(X0_MAX)));
             writeln!(
                 out,
-                r#"<text class="muted" x="44" y="{:.1}">{label}</text>"#,
+                r#"<text class="muted" x="{LABEL_X}" y="{:.1}">{label}</text>"#,
                 mid + 4.0
             )
             .ok();
@@ -113,38 +123,6 @@ impl Canvas {
         .ok();
     }
 
-    fn chart(&mut self, name: &str, class: &str, samples: &[(Duration, usize)], y: f64) {
-        let max = samples.iter().map(|s| s.1).max().unwrap_or(0);
-        let base = y + CHART;
-        let out = &mut self.out;
-        writeln!(out, r#"<text x="8" y="{:.1}">{name}</text>"#, y + 14.0).ok();
-        writeln!(
-            out,
-            r#"<text class="muted" x="8" y="{:.1}">max {max}</text>"#,
-            y + 28.0
-        )
-        .ok();
-        writeln!(
-            out,
-            r#"<line class="grid" x1="{X0}" y1="{base}" x2="{X1}" y2="{base}"/>"#
-        )
-        .ok();
-        if samples.is_empty() {
-            return;
-        }
-        let scale = (CHART - 4.0) / max.max(1) as f64;
-        let mut path = format!("M{X0:.1} {base:.1}");
-        let mut last = base;
-        for &(at, value) in samples {
-            let x = self.x(at);
-            let v = base - value as f64 * scale;
-            write!(path, " L{x:.1} {last:.1} L{x:.1} {v:.1}").ok();
-            last = v;
-        }
-        write!(path, " L{X1:.1} {last:.1}").ok();
-        writeln!(self.out, r#"<path class="{class}" d="{path}"/>"#).ok();
-    }
-
     fn axis(&mut self, y: f64, end: f64) {
         let step = tick_step(end);
         let decimals = if step >= 1.0 {
@@ -185,6 +163,7 @@ fn canvas(timeline: &Timeline) -> Canvas {
     let mut canvas = Canvas {
         out: String::new(),
         span: end * 1.02, // a little room after the last event
+        x0: plot_left(timeline),
     };
     // Wakes at the run's last moment fan out to the right: widen the span until they fit.
     for _ in 0..4 {
@@ -193,9 +172,29 @@ fn canvas(timeline: &Timeline) -> Canvas {
         if over <= 0.0 {
             break;
         }
-        canvas.span *= (X1 - X0) / (X1 - X0 - over);
+        canvas.span *= (X1 - canvas.x0) / (X1 - canvas.x0 - over);
     }
     canvas
+}
+
+/// How many characters of a row label fit left of a plot that begins at `x0`.
+fn label_chars(x0: f64) -> usize {
+    ((x0 - LABEL_X - 12.0) / LABEL_CHAR) as usize
+}
+
+/// Where the plot begins: right of the longest row label, so that no label is cut unless
+/// it is longer than fits left of [`X0_MAX`].
+fn plot_left(timeline: &Timeline) -> f64 {
+    let longest = timeline.lanes.iter().chain([&timeline.scheduler]);
+    let longest = longest.filter_map(|lane| lane.label.as_ref());
+    let chars = longest
+        .map(|label| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let x0 = X0
+        .max(LABEL_X + 12.0 + chars as f64 * LABEL_CHAR)
+        .min(X0_MAX);
+    x0.round()
 }
 
 /// Where [`render`] draws the moment `at` of `timeline`, in the picture's pixels: a
@@ -296,6 +295,37 @@ mod tests {
             svg.starts_with("<svg ") && svg.ends_with("</svg>\n"),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn a_long_row_label_moves_the_plot_right_and_is_drawn_whole() {
+        let label = "-- 2. a trampoline, stopped after 3 s";
+        let lane = |label: &str| Lane {
+            label: Some(label.to_owned()),
+            ..Lane::default()
+        };
+        let short = Timeline {
+            lanes: vec![lane("Down 5")],
+            end: Duration::from_secs(1),
+            ..Timeline::default()
+        };
+        let long = Timeline {
+            lanes: vec![lane("Down 5"), lane(label)],
+            ..short.clone()
+        };
+        assert_eq!(x_of(&short, Duration::ZERO), X0);
+        let x0 = x_of(&long, Duration::ZERO);
+        assert!(x0 >= LABEL_X + label.len() as f64 * LABEL_CHAR, "{x0}");
+        let svg = render("labels", &long, None);
+        assert!(svg.contains(&format!(">{label}</text>")), "{svg}");
+        // One longer than fits left of X0_MAX is cut there.
+        let longer = label.repeat(2);
+        let cut = Timeline {
+            lanes: vec![lane(&longer)],
+            ..short
+        };
+        assert_eq!(x_of(&cut, Duration::ZERO), X0_MAX);
+        assert!(render("cut", &cut, None).contains("…</text>"));
     }
 
     #[test]
