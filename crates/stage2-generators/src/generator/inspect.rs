@@ -1,9 +1,9 @@
 //! What the round robin holds, for a recording (book introduction, "Watching a run"). No
-//! seed section: the seed's scheduler shows nothing of itself.
+//! public source: the talk's round robin shows nothing of itself.
 //!
 //! Not part of chapter 2's lesson: [`scaffold::state`] asks this at every reported step
 //! while a recording is on (`--record`, `--step`, the book's steppers), and never
-//! otherwise. The seed's round robin owns a plain deque; the recording reads the state
+//! otherwise. The talk's round robin owns a plain deque; the recording reads the state
 //! from outside, at each step, so the queue here is shared with it behind an `Rc`, under
 //! watch from the moment the scheduler is made. What runs is the task the queue handed out
 //! last: from its `step` until the next one is taken (its `finished` included: the round

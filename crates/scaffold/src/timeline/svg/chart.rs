@@ -1,5 +1,5 @@
 //! The timeline picture's two charts, the ready queue's length and the timer heap's size
-//! over time (book introduction, "Timelines"). No seed section. A child of `svg`, which
+//! over time (book introduction, "Timelines"). No public source. A child of `svg`, which
 //! draws the rest.
 
 use std::fmt::Write;
