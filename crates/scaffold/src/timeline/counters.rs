@@ -1,4 +1,4 @@
-//! The queue lengths a timeline charts (book introduction, "Timelines"). No seed section:
+//! The queue lengths a timeline charts (book introduction, "Timelines"). No public source:
 //! the project's own instrument.
 //!
 //! A chart is a curve of samples, each held until the next. Every recorded step keeps the

@@ -1,5 +1,5 @@
 //! The causes a recording notes as the steps are reported (book introduction, "Watching a
-//! run"). No seed section: the project's own instrument; [`super`] says what is noted and
+//! run"). No public source: the project's own instrument; [`super`] says what is noted and
 //! why.
 //!
 //! Besides what the events say, one thing is seen only in the states: a task that a
