@@ -139,6 +139,15 @@ impl Flags {
         Ok(true)
     }
 
+    /// Why these flags refuse `options`, if they do: a timeline draws one loop, and with
+    /// several it would leave the others out (`--record` keeps every loop).
+    pub fn refused(&self, options: &scaffold::Options) -> Option<&'static str> {
+        (self.loops.get() > 1 && options.timeline.is_some()).then_some(
+            "--timeline draws one loop's run, and with --loops above 1 would leave the \
+             others out; --record keeps every loop, a track group each",
+        )
+    }
+
     /// The listening socket for `--loops` loops (see [`Settings::listen`]).
     pub fn listen(&self, addr: SocketAddr) -> Result<TcpListener, ListenError> {
         Settings::listen(addr, self.loops.get())
