@@ -12,7 +12,8 @@
 //!   `chrome://tracing`, written to `FILE.json` when the program ends
 //!   ([`crate::trace_events`]);
 //! - `--step`: pause before each step and draw the scheduler in the terminal: Enter steps,
-//!   `c` continues, `q` quits ([`crate::step`]); not with `--timeline` or `--record`;
+//!   `b` steps back, `c` continues, `q` quits ([`crate::step`]); not with `--timeline` or
+//!   `--record`;
 //! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
 //!
 //! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
@@ -61,7 +62,8 @@ Options:
       --record FILE    when the program ends, write its run as trace events (JSON) in FILE,
                        for the Perfetto UI or chrome://tracing
       --step           pause before each step and draw the scheduler's state in the
-                       terminal: Enter steps, c continues to the end, q quits
+                       terminal: Enter steps, b steps back, c continues to the end,
+                       q quits
   -h, --help           print this help";
 
 /// What parsing found: options to run with, or a request for help.
