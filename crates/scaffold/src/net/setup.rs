@@ -191,3 +191,59 @@ pub fn refused(options: &Options, ends: Ends) -> Option<&'static str> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which of `--step`, `--record`, `--timeline`, `--virtual-time` a server that ends as
+    /// `ends` refuses, alone each.
+    fn refuses(ends: Ends) -> Vec<&'static str> {
+        let flags: [(&str, Options); 4] = [
+            (
+                "--step",
+                Options {
+                    step: true,
+                    ..Options::default()
+                },
+            ),
+            (
+                "--record",
+                Options {
+                    record: Some("r.json".into()),
+                    ..Options::default()
+                },
+            ),
+            (
+                "--timeline",
+                Options {
+                    timeline: Some("t.svg".into()),
+                    ..Options::default()
+                },
+            ),
+            (
+                "--virtual-time",
+                Options {
+                    virtual_time: true,
+                    ..Options::default()
+                },
+            ),
+        ];
+        let refused = flags
+            .into_iter()
+            .filter(|(_, options)| refused(options, ends).is_some());
+        refused.map(|(flag, _)| flag).collect()
+    }
+
+    /// What the README says of the echo servers: every one refuses `--step`; stages 1 to
+    /// 4's, which end only when killed, `--record` and `--timeline`; the polling ones of
+    /// stages 1 to 3, `--virtual-time`; stage 5's takes the rest.
+    #[test]
+    fn the_servers_refuse_what_the_readme_says() {
+        let all = ["--step", "--record", "--timeline", "--virtual-time"];
+        assert_eq!(refuses(Ends::Polling), all);
+        assert_eq!(refuses(Ends::WhenKilled), all[..3]);
+        assert_eq!(refuses(Ends::Gracefully), ["--step"]);
+        assert_eq!(refused(&Options::default(), Ends::Polling), None);
+    }
+}
