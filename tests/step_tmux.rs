@@ -85,20 +85,28 @@ impl Session {
     /// Start `countdown ARGS` in a 120 by 40 terminal; when it ends, the shell writes its
     /// exit code to `code` and the terminal's settings to `stty`, then waits to be killed.
     fn start(args: &str) -> Session {
+        let script = |bin: &Path, dir: &Path| {
+            let (bin, dir) = (bin.display(), dir.display());
+            format!(
+                "'{bin}' {args}; echo $? > '{dir}/code'; stty -a > '{dir}/stty'; exec sleep 600"
+            )
+        };
+        Session::start_script(script)
+    }
+
+    /// Start the shell command `script(countdown, folder)` in a 120 by 40 terminal, with a
+    /// folder of its own for the files it writes.
+    fn start_script(script: impl FnOnce(&Path, &Path) -> String) -> Session {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let n = COUNT.fetch_add(1, Ordering::Relaxed);
         let name = format!("step-{}-{n}", std::process::id());
         let files = Path::new(env!("CARGO_TARGET_TMPDIR")).join(&name);
         std::fs::create_dir_all(&files).expect("the target folder is writable");
-        for stale in ["code", "stty"] {
+        for stale in ["code", "stty", "pid"] {
             // Left by an earlier run with the same process id, or never written: either way gone.
             std::fs::remove_file(files.join(stale)).ok();
         }
-        let script = format!(
-            "'{bin}' {args}; echo $? > '{dir}/code'; stty -a > '{dir}/stty'; exec sleep 600",
-            bin = countdown().display(),
-            dir = files.display()
-        );
+        let script = script(countdown(), &files);
         let socket = std::env::temp_dir().join(&name); // short: a socket's path is limited
         let session = Session {
             name,
@@ -313,7 +321,7 @@ fn enter_steps_through_what_the_recording_says_and_q_quits_cleanly() {
     let run = recorded();
     let session = Session::start("--virtual-time --step");
     session.shows(&[
-        "before step 0   clock 0.000 s (virtual)   Enter: next step   c: continue to the end   q: quit"
+        "before step 0   clock 0.000 s (virtual)   Enter: next step   b: back   c: continue to the end   q: quit"
             .to_owned(),
     ]);
     for n in 1..=10 {
@@ -392,4 +400,88 @@ fn without_a_terminal_or_with_a_file_to_write_step_says_why_and_exits_with_2() {
             .join("run.json")
             .exists()
     );
+}
+
+#[test]
+fn a_terminal_that_goes_away_ends_the_run_as_q_does() {
+    if !tmux_here() {
+        return;
+    }
+    // SIGHUP ignored, as under `nohup`, by the shell and the program it starts: only its
+    // terminal's end of input (a read of nothing, for ever after) tells the program.
+    let session = Session::start_script(|bin, dir| {
+        let (bin, dir) = (bin.display(), dir.display());
+        format!(
+            "trap '' HUP; sh -c 'echo $$ > \"{dir}/pid\"; exec \"{bin}\" --virtual-time --step'; \
+             echo $? > '{dir}/code'"
+        )
+    });
+    session.shows(&["-- scheduler ".to_owned() + &"-".repeat(107)]);
+    session.press("Enter");
+    session.shows(&["  nothing runs now".to_owned()]);
+    let pid = std::fs::read_to_string(session.files.join("pid")).expect("the shell wrote it");
+    // The terminal goes: tmux closes its side of the pty, and the paused program reads nothing.
+    session.tmux(&["kill-session", "-t", &session.name], None);
+    let start = Instant::now();
+    let code = loop {
+        if let Ok(code) = std::fs::read_to_string(session.files.join("code"))
+            && code.ends_with('\n')
+        {
+            break Some(code);
+        }
+        if start.elapsed() > PATIENCE {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let Some(code) = code else {
+        // Ours, by the id its own shell wrote: it would spin on for ever otherwise.
+        let killed = Command::new("kill").args(["-9", pid.trim()]).status();
+        panic!("the program did not end once its terminal was gone (killed: {killed:?})");
+    };
+    assert_eq!(code.trim(), "0", "the end of the terminal quits as q does");
+}
+
+#[test]
+fn the_trace_fills_the_terminal_and_b_or_the_left_arrow_steps_back_through_the_recording() {
+    if !tmux_here() {
+        return;
+    }
+    let run = recorded();
+    let session = Session::start("--virtual-time --step");
+    session.shows(&["-- scheduler ".to_owned() + &"-".repeat(107)]);
+    for n in 1..=12 {
+        session.press("Enter");
+        session.shows(&[header(&run, n)]);
+    }
+    // At step 11, on 40 rows: every step from 0 on, not the last few only.
+    let mut trace: Vec<String> = (0..11)
+        .map(|i| format!("  {i:>5}  {}", line_of(&run, i)))
+        .collect();
+    trace.push(format!(">{:>6}  {}", 11, line_of(&run, 11)));
+    session.shows(&trace);
+    // Back twice (b, then the left arrow): steps 10 and 9 as the recording kept them.
+    let back = |n: usize| {
+        let (step, back) = (
+            format!("step {}", n - 1),
+            format!("step {} (back from 11)", n - 1),
+        );
+        header(&run, n).replacen(&step, &back, 1)
+    };
+    for (key, n) in [("b", 11), ("Left", 10)] {
+        session.press(key);
+        let mut want = vec![back(n)];
+        want.extend(panels(&run, n));
+        session.shows(&want);
+    }
+    // Enter goes forward through what was kept (step 10), then on from step 11.
+    for n in [11, 12, 13] {
+        session.press("Enter");
+        let mut want = vec![if n == 11 { back(n) } else { header(&run, n) }];
+        want.extend(panels(&run, n));
+        session.shows(&want);
+    }
+    session.press("q");
+    let (code, _) = session.ended();
+    assert_eq!(code, "0");
 }

@@ -12,7 +12,8 @@
 //!   `chrome://tracing`, written to `FILE.json` when the program ends
 //!   ([`crate::trace_events`]);
 //! - `--step`: pause before each step and draw the scheduler in the terminal: Enter steps,
-//!   `c` continues, `q` quits ([`crate::step`]); not with `--timeline` or `--record`;
+//!   `b` steps back, `c` continues, `q` quits ([`crate::step`]); not with `--timeline` or
+//!   `--record`;
 //! - `--help`: the usage; an unknown flag prints it to standard error and exits with 2.
 //!
 //! Parsing uses the small `lexopt` crate rather than hand-written plumbing; an example
@@ -32,6 +33,8 @@ use crate::timeline;
 use crate::trace_events;
 
 pub use lexopt;
+
+mod loops;
 
 /// The output contract's flags, parsed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,7 +62,8 @@ Options:
       --record FILE    when the program ends, write its run as trace events (JSON) in FILE,
                        for the Perfetto UI or chrome://tracing
       --step           pause before each step and draw the scheduler's state in the
-                       terminal: Enter steps, c continues to the end, q quits
+                       terminal: Enter steps, b steps back, c continues to the end,
+                       q quits
   -h, --help           print this help";
 
 /// What parsing found: options to run with, or a request for help.
@@ -181,7 +185,8 @@ impl Options {
 
     /// The end of the output contract, called when the program has run: with
     /// `--timeline FILE`, draw the recorded run into `FILE`; with `--record FILE`, write it
-    /// there as trace events (exit code 1 if a file cannot be written).
+    /// there as trace events, with every other loop's if the program ran several
+    /// ([`Options::install_loop`]) (exit code 1 if a file cannot be written).
     pub fn finish(&self) {
         step::end(); // with `--step`: the terminal as it was, and the held lines written
         if self.timeline.is_none() && self.record.is_none() {
@@ -196,8 +201,15 @@ impl Options {
             timeline::write(path, &title, &records).unwrap_or_else(|error| exit_with_error(error));
         }
         if let Some(path) = &self.record {
-            trace_events::write(path, &title, &records)
-                .unwrap_or_else(|error| exit_with_error(error));
+            // The other loops' recordings, if this program ran several (`install_loop`).
+            let others = trace_events::handed_in();
+            let title = match others.is_empty() {
+                true => title,
+                false => format!("{title} · loop 0"),
+            };
+            let mut loops = vec![trace_events::group(&title, &records)];
+            loops.extend(others);
+            trace_events::write_loops(path, loops).unwrap_or_else(|error| exit_with_error(error));
         }
     }
 }

@@ -19,6 +19,10 @@
 //! (`i`) named `state` on the loop's track, with the state in its `args` as the book's
 //! stepper reads it ([`crate::steps::state_json`]): click it in Perfetto to see the ready
 //! queue, the heap and the waits at that step.
+//!
+//! A program with several loops on several threads (`echo_server --loops N`) writes one
+//! process per loop, each loop's recording made into trace events on its own thread (the
+//! child module `groups`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -31,14 +35,23 @@ use crate::run_file;
 use crate::steps;
 use crate::timeline::{lanes, model::BarKind};
 
-/// The process id every event carries: a run is one process.
+/// The process id every event of a loop carries until the trace numbers its loops
+/// ([`groups`]): a loop is one process.
 const PID: u32 = 1;
 
+mod groups;
+
 pub use crate::run_file::WriteError;
+pub use groups::{Group, hand_in, handed_in};
 
 /// Write `records` as trace events into `path`, titled `title`.
 pub fn write(path: &Path, title: &str, records: &Records) -> Result<(), WriteError> {
-    run_file::write("recording", path, to_json(title, records))
+    write_loops(path, vec![group(title, records)])
+}
+
+/// Write several loops' recordings as one trace into `path`, a process each, in order.
+pub fn write_loops(path: &Path, loops: Vec<Group>) -> Result<(), WriteError> {
+    run_file::write("recording", path, groups::trace(loops))
 }
 
 /// The tick of the `index`th recorded step.
@@ -72,6 +85,11 @@ fn ticked(records: &[Record]) -> Vec<Record> {
 
 /// The trace-event JSON of `records`, its process named `title`.
 pub fn to_json(title: &str, records: &Records) -> String {
+    groups::trace(vec![group(title, records)])
+}
+
+/// The trace events of one loop's `records`, its process named `title`.
+pub fn group(title: &str, records: &Records) -> Group {
     let steps = &records.records;
     let timeline = lanes::read(&ticked(steps));
     let micros = |d: Duration| d.as_micros() as u64;
@@ -235,14 +253,7 @@ pub fn to_json(title: &str, records: &Records) -> String {
     }
 
     events[metadata..].sort_by_key(|event| event["ts"].as_u64());
-    let clock_kind =
-        "one tick (1 µs) per recorded step; args.clock is the scheduler's time in seconds";
-    let trace = json!({
-        "traceEvents": events,
-        "displayTimeUnit": "ms",
-        "otherData": {"ts": clock_kind, "dropped": records.dropped, "states_dropped": records.states_dropped},
-    });
-    trace.to_string()
+    Group::new(events, records.dropped, records.states_dropped)
 }
 
 #[cfg(test)]
@@ -309,9 +320,44 @@ mod tests {
     /// which waits on the queue, then sleeps a second.
     #[test]
     fn a_recorded_run_becomes_trace_events() {
+        let records = producer_consumer();
+        let json = to_json("stage 1 · test", &records);
+        let phases = check(&json);
+        assert!(phases["X"] >= 4 && phases["C"] >= 2, "{phases:?}");
+        assert_eq!((phases["s"], phases["f"]), (1, 1), "{phases:?}");
+        assert!(json.contains(r#""name":"c2: consumer: waiting""#), "{json}");
+        assert!(json.contains(r#""clock":1.0"#), "{json}");
+    }
+
+    #[test]
+    fn several_loops_are_a_process_each_and_their_ids_do_not_meet() {
+        let records = producer_consumer();
+        let loops = ["loop 0", "loop 1"].map(|name| group(name, &records));
+        let json = groups::trace(loops.to_vec());
+        // `check` finds every flow's start and finish once: the second loop's ids moved on.
+        let phases = check(&json);
+        assert_eq!((phases["s"], phases["f"]), (2, 2), "{phases:?}");
+        let trace: Value = serde_json::from_str(&json).unwrap();
+        let processes: Vec<(u64, &str)> = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["name"] == "process_name")
+            .map(|e| {
+                (
+                    e["pid"].as_u64().unwrap(),
+                    e["args"]["name"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(processes, [(1, "loop 0"), (2, "loop 1")]);
+    }
+
+    /// The steps of a producer and a consumer, reported by hand.
+    fn producer_consumer() -> Records {
         let s = Duration::from_secs;
         let (c1, c2, c3) = (Id::Callback(1), Id::Callback(2), Id::Callback(3));
-        let records = capture(|clock| {
+        capture(|clock| {
             crate::event!(Event::CallSoon { id: c1 });
             crate::event!(Event::CallSoon { id: c2 });
             crate::event!(Event::Queues {
@@ -354,13 +400,7 @@ mod tests {
             crate::event!(Event::Done {
                 why: "nothing left"
             });
-        });
-        let json = to_json("stage 1 · test", &records);
-        let phases = check(&json);
-        assert!(phases["X"] >= 4 && phases["C"] >= 2, "{phases:?}");
-        assert_eq!((phases["s"], phases["f"]), (1, 1), "{phases:?}");
-        assert!(json.contains(r#""name":"c2: consumer: waiting""#), "{json}");
-        assert!(json.contains(r#""clock":1.0"#), "{json}");
+        })
     }
 
     #[test]

@@ -65,8 +65,7 @@ use std::sync::atomic::AtomicBool;
 
 use connections::Connection;
 use scaffold::net::{EchoSetup, Reply, is_disconnect};
-use settings::Flags;
-pub use settings::{Api, Settings};
+pub use settings::{Api, Flags, Settings};
 use stage5::{Error, EventLoop, First, Server, TimerHandle, first_of, say};
 
 /// How many bytes one `sock_recv` asks for.
@@ -254,6 +253,7 @@ fn main() {
         true,
         settings::USAGE,
         |flag, args| flags.take(flag, args),
+        |options| flags.refused(options),
         |addr| flags.listen(addr),
     );
     let config = loops::Config {
@@ -266,7 +266,7 @@ fn main() {
         with_producer: setup.with_producer,
     };
     let outcome = loops::run(setup.clock, setup.options.clone(), setup.listener, &config);
-    // Loop 0's `--timeline` and `--record`, written however the server stopped.
+    // `--timeline` (loop 0's) and `--record` (every loop's), written however the server stopped.
     setup.options.finish();
     if let Err(error) = outcome {
         scaffold::cli::exit_with_error(error);

@@ -189,3 +189,78 @@ fn ping_pong_between_two_loops() {
     );
 }
 // ANCHOR_END: ping_pong
+
+const RECORDING_CHILD: &str = "STAGE5_LOOPS_RECORDING_CHILD";
+
+/// Where the child of the test run by process `parent` writes its recording.
+fn recording_of(parent: u32) -> std::path::PathBuf {
+    let name = format!("loops-{parent}.json");
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+#[test]
+fn with_two_loops_the_recording_keeps_every_loop_a_process_each() {
+    if std::env::var_os(RECORDING_CHILD).is_some() {
+        let options = Options {
+            record: Some(recording_of(std::os::unix::process::parent_id())),
+            ..Options::default()
+        };
+        return child_server::serve_with(options, 2, 5.0, echo_server::Api::Sock);
+    }
+    let path = recording_of(std::process::id());
+    let (child, addr) = child_server::start(
+        "with_two_loops_the_recording_keeps_every_loop_a_process_each",
+        RECORDING_CHILD,
+    );
+    // 40 connections reach both loops (all on one: a chance of 2 in 2^40).
+    for n in 0..40 {
+        let mut stream = client::connect(addr).unwrap();
+        client::round_trip(&mut stream, b"", &client::message(n, 0, 32)).unwrap();
+    }
+    child.signal(Signal::Int).unwrap();
+    let finished = child.finish().unwrap();
+    child_server::assert_exited_well(&finished, 40);
+    let (_, per_loop) = child_server::report(&finished);
+    assert!(per_loop.iter().all(|&n| n > 0), "{per_loop:?}");
+    let text = std::fs::read_to_string(&path).expect("the recording is written");
+    std::fs::remove_file(&path).expect("the test's own file");
+    let trace: serde_json::Value = serde_json::from_str(&text).expect("the JSON parses");
+    let events = trace["traceEvents"].as_array().expect("trace events");
+    let names = |what: &str, pid: usize| -> Vec<String> {
+        let of = |e: &&serde_json::Value| e["ph"] == "M" && e["name"] == what && e["pid"] == pid;
+        let name = |e: &serde_json::Value| e["args"]["name"].as_str().unwrap().to_owned();
+        events.iter().filter(of).map(name).collect()
+    };
+    // A process per loop, named by its loop, and on each a track per connection it served.
+    for (i, served) in per_loop.iter().enumerate() {
+        let process = names("process_name", i + 1);
+        assert_eq!(process.len(), 1, "loop {i}: {process:?}");
+        assert!(process[0].ends_with(&format!(" · loop {i}")), "{process:?}");
+        let tracks = names("thread_name", i + 1);
+        let closed = tracks.iter().filter(|t| t.ends_with(": Connection closed"));
+        assert_eq!(closed.count(), *served, "loop {i}: {tracks:?}");
+    }
+    assert!(
+        names("process_name", 3).is_empty(),
+        "two loops, two processes"
+    );
+}
+
+#[test]
+fn a_timeline_is_refused_with_several_loops_and_a_recording_is_not() {
+    let flags = echo_server::Flags::default();
+    let timeline = Options {
+        timeline: Some("run.svg".into()),
+        ..Options::default()
+    };
+    let record = Options {
+        record: Some("run.json".into()),
+        ..Options::default()
+    };
+    assert_eq!(flags.refused(&timeline), None, "one loop draws");
+    flags.loops.set(2);
+    let why = flags.refused(&timeline).expect("refused");
+    assert!(why.starts_with("--timeline draws one loop's run"), "{why}");
+    assert!(!why.contains('\n'), "one line: {why}");
+    assert_eq!(flags.refused(&record), None, "every loop is recorded");
+}

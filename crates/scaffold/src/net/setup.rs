@@ -80,37 +80,36 @@ impl EchoSetup {
     /// saying why.
     pub fn from_args(about: &str, producer: bool) -> EchoSetup {
         let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
-        EchoSetup::setup(about, producer, Ends::WhenKilled, "", no_flags, listen)
+        let (ends, refuse) = (Ends::WhenKilled, |_: &Options| None);
+        EchoSetup::setup(about, producer, ends, "", no_flags, refuse, listen)
     }
 
     /// [`EchoSetup::from_args`] for the polling servers of stages 1 to 3, which also
     /// refuse `--virtual-time` (see [`refused`]).
     pub fn from_args_polling(about: &str) -> EchoSetup {
         let no_flags = |_: &str, _: &mut lexopt::Parser| Ok(false);
-        EchoSetup::setup(about, false, Ends::Polling, "", no_flags, listen)
+        let (ends, refuse) = (Ends::Polling, |_: &Options| None);
+        EchoSetup::setup(about, false, ends, "", no_flags, refuse, listen)
     }
 
     /// [`EchoSetup::from_args`] for a server with flags of its own that shuts down
     /// gracefully on a signal (stage 5's), so that it may write `--timeline` and
     /// `--record` when it ends: `extra_usage` lists the flags and `extra` takes them, as in
-    /// [`Options::parse_with`]; once every flag is parsed, `listen_on` makes the listening
-    /// socket (say, [`listen_reuse_port`](super::listen_reuse_port) when the flags ask for several listeners on one
-    /// port).
+    /// [`Options::parse_with`]; once every flag is parsed, `refuse` says why the flags
+    /// cannot go together, if they cannot (one line, exit code 2, before any file is
+    /// created), and `listen_on` makes the listening socket (say,
+    /// [`listen_reuse_port`](super::listen_reuse_port) when the flags ask for several
+    /// listeners on one port).
     pub fn from_args_with(
         about: &str,
         producer: bool,
         extra_usage: &str,
         extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+        refuse: impl FnOnce(&Options) -> Option<&'static str>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
     ) -> EchoSetup {
-        EchoSetup::setup(
-            about,
-            producer,
-            Ends::Gracefully,
-            extra_usage,
-            extra,
-            listen_on,
-        )
+        let ends = Ends::Gracefully;
+        EchoSetup::setup(about, producer, ends, extra_usage, extra, refuse, listen_on)
     }
 
     fn setup(
@@ -119,6 +118,7 @@ impl EchoSetup {
         ends: Ends,
         extra_usage: &str,
         mut extra: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+        refuse: impl FnOnce(&Options) -> Option<&'static str>,
         listen_on: impl FnOnce(SocketAddr) -> Result<TcpListener, ListenError>,
     ) -> EchoSetup {
         let mut echo = EchoArgs::default();
@@ -137,7 +137,7 @@ impl EchoSetup {
             }
             Ok(echo.flag(flag, args)? || extra(flag, args)?)
         });
-        if let Some(why) = refused(&options, ends) {
+        if let Some(why) = refused(&options, ends).or_else(|| refuse(&options)) {
             eprintln!("error: {why}");
             std::process::exit(2);
         }
@@ -190,4 +190,60 @@ pub fn refused(options: &Options, ends: Ends) -> Option<&'static str> {
         );
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which of `--step`, `--record`, `--timeline`, `--virtual-time` a server that ends as
+    /// `ends` refuses, alone each.
+    fn refuses(ends: Ends) -> Vec<&'static str> {
+        let flags: [(&str, Options); 4] = [
+            (
+                "--step",
+                Options {
+                    step: true,
+                    ..Options::default()
+                },
+            ),
+            (
+                "--record",
+                Options {
+                    record: Some("r.json".into()),
+                    ..Options::default()
+                },
+            ),
+            (
+                "--timeline",
+                Options {
+                    timeline: Some("t.svg".into()),
+                    ..Options::default()
+                },
+            ),
+            (
+                "--virtual-time",
+                Options {
+                    virtual_time: true,
+                    ..Options::default()
+                },
+            ),
+        ];
+        let refused = flags
+            .into_iter()
+            .filter(|(_, options)| refused(options, ends).is_some());
+        refused.map(|(flag, _)| flag).collect()
+    }
+
+    /// What the README says of the echo servers: every one refuses `--step`; stages 1 to
+    /// 4's, which end only when killed, `--record` and `--timeline`; the polling ones of
+    /// stages 1 to 3, `--virtual-time`; stage 5's takes the rest.
+    #[test]
+    fn the_servers_refuse_what_the_readme_says() {
+        let all = ["--step", "--record", "--timeline", "--virtual-time"];
+        assert_eq!(refuses(Ends::Polling), all);
+        assert_eq!(refuses(Ends::WhenKilled), all[..3]);
+        assert_eq!(refuses(Ends::Gracefully), ["--step"]);
+        assert_eq!(refused(&Options::default(), Ends::Polling), None);
+    }
 }

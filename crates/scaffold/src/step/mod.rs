@@ -10,8 +10,12 @@
 //!
 //! - Enter: one step (one event). The first screen comes before step 0: the program has
 //!   not started. Steps are counted from 0, as the book's steppers and the causes count them.
+//! - `b` (or the left arrow): the step before, as the recording kept it, its state
+//!   included; Enter then goes forward through the kept steps, and past the last one runs
+//!   the program on. Nothing is run again: a step gone back to is only shown.
 //! - `c`: close the panels and run to the end; the output goes on as without `--step`.
-//! - `q`: put the terminal back, write the program's lines so far, exit with code 0.
+//! - `q`: put the terminal back, write the program's lines so far, exit with code 0. A
+//!   terminal that goes away (its end of input) does the same.
 //!
 //! On the virtual clock the run steps through time; on the real clock the waits are real,
 //! and the clock goes on while you read (a timer that fell due meanwhile runs late).
@@ -19,18 +23,17 @@
 pub mod panel;
 mod terminal;
 
-use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::Duration;
 
 use crate::console;
 use crate::event::Event;
 use crate::record::{self, Record};
 use crate::steps;
+use crate::why::Snapshot;
 
 use panel::View;
 use terminal::{Key, Terminal};
-
-/// How many earlier steps the trace panel shows above the current one.
-pub const BEFORE: usize = 4;
 
 /// Why `--step` cannot combine with other flags, if it cannot: a stepped run may end at
 /// `q`, before any file of `--timeline` or `--record` is written.
@@ -57,23 +60,28 @@ pub fn start(virtual_time: bool) {
     let mut stepper = Stepper {
         terminal,
         clock: if virtual_time { "virtual" } else { "real" },
-        before: VecDeque::new(),
+        seen: Vec::new(),
+        lines: Vec::new(),
         iteration: None,
         output: None,
     };
     let start = View {
         step: None,
-        at: std::time::Duration::ZERO,
+        at: Duration::ZERO,
         clock: stepper.clock,
         before: &[],
+        live: None,
         line: "(before the first step)",
         state: None,
         output: None,
     };
-    match wait(&mut stepper.terminal, &start) {
-        Key::Step => {}
-        Key::Continue => return, // the stepper is dropped: the terminal is put back
-        Key::Quit | Key::Redraw => quit(stepper),
+    loop {
+        match wait(&mut stepper.terminal, &start) {
+            Key::Step => break,
+            Key::Back | Key::Redraw => {} // nothing before the start
+            Key::Continue => return,      // the stepper is dropped: the terminal is put back
+            Key::Quit => quit(stepper),
+        }
     }
     let mut stepper = Some(stepper);
     record::set_hook(Some(Box::new(move |step, record| {
@@ -81,7 +89,7 @@ pub fn start(virtual_time: bool) {
             return false;
         };
         match now.pause(step, record) {
-            Key::Step | Key::Redraw => true,
+            Key::Step | Key::Back | Key::Redraw => true,
             Key::Continue => {
                 // The run goes on as without `--step`: nothing more to keep.
                 drop(record::stop());
@@ -112,16 +120,27 @@ fn quit(stepper: Stepper) -> ! {
 struct Stepper {
     terminal: Terminal,
     clock: &'static str,
-    /// The last [`BEFORE`] steps' lines, with their numbers.
-    before: VecDeque<(usize, String)>,
+    /// Every step shown so far, to go back to: step `i` is `seen[i]`.
+    seen: Vec<Seen>,
+    /// Their lines (the trace panel's), step `i`'s at `lines[i]`.
+    lines: Vec<String>,
     /// Stage 5's iteration, as the trace prefixes it.
     iteration: Option<u64>,
     /// The program's last line.
-    output: Option<String>,
+    output: Option<Rc<str>>,
+}
+
+/// One step as it was shown: enough to show it again.
+struct Seen {
+    at: Duration,
+    state: Option<Rc<Snapshot>>,
+    output: Option<Rc<str>>,
 }
 
 impl Stepper {
-    /// Draw step `index` (counted from 0, as the recording and the book count) and wait.
+    /// Draw step `index` (counted from 0, as the recording and the book count) and wait;
+    /// `b` and Enter move through the steps kept, and the key that leaves the step this
+    /// run is at is returned.
     fn pause(&mut self, index: usize, record: &Record) -> Key {
         let event = &record.event;
         // As the steps' JSON does (`steps::to_json`): an iteration numbers its own line.
@@ -130,27 +149,47 @@ impl Stepper {
         }
         let line = line(self.iteration, event);
         if let Event::Say(said) = event {
-            self.output = Some(said.clone());
+            self.output = Some(said.as_str().into());
         }
         if let Event::Done { .. } = event {
             self.iteration = None;
         }
-        let before: Vec<(usize, String)> = self.before.iter().cloned().collect();
-        let view = View {
-            step: Some(index),
-            at: record.at,
-            clock: self.clock,
-            before: &before,
-            line: &line,
-            state: record.state.as_deref(),
-            output: self.output.as_deref(),
-        };
-        let key = wait(&mut self.terminal, &view);
-        if self.before.len() == BEFORE {
-            self.before.pop_front();
+        // The recording numbers its records from 0 and shows each to the hook once: the
+        // steps kept here are numbered as it numbers them.
+        self.lines.truncate(index);
+        self.seen.truncate(index);
+        while self.seen.len() < index {
+            // Not shown to us (none are, today): kept as a step with nothing known of it.
+            self.lines
+                .push("(a step not shown while stepping)".to_owned());
+            let (at, state, output) = (record.at, None, None);
+            self.seen.push(Seen { at, state, output });
         }
-        self.before.push_back((index, line));
-        key
+        self.lines.push(line);
+        self.seen.push(Seen {
+            at: record.at,
+            state: record.state.clone(),
+            output: self.output.clone(),
+        });
+        let mut shown = self.seen.len() - 1;
+        loop {
+            let seen = &self.seen[shown];
+            let view = View {
+                step: Some(shown),
+                at: seen.at,
+                clock: self.clock,
+                before: &self.lines[..shown],
+                live: (shown < index).then_some(index),
+                line: &self.lines[shown],
+                state: seen.state.as_deref(),
+                output: seen.output.as_deref(),
+            };
+            match wait(&mut self.terminal, &view) {
+                Key::Back => shown = shown.saturating_sub(1),
+                Key::Step if shown + 1 < self.seen.len() => shown += 1,
+                key => return key,
+            }
+        }
     }
 }
 
@@ -161,7 +200,7 @@ fn wait(terminal: &mut Terminal, view: &View<'_>) -> Key {
         if terminal.draw(&panel::render(view, width, height)).is_err() {
             return Key::Quit; // the terminal takes nothing more: nobody can step
         }
-        match terminal.key() {
+        match terminal.key((width, height)) {
             Key::Redraw => continue,
             key => return key,
         }

@@ -3,9 +3,11 @@
 //!
 //! [`render`] is a pure function of a [`View`] and the terminal's size: the lines to draw,
 //! none wider than the terminal and no more of them than it has rows. The ready queue, the
-//! heap and the waits share the rows left over, and a list that does not fit ends with
-//! `+N more`. The lines are ASCII apart from what the program itself says, so that they
-//! look the same in any terminal and locale.
+//! heap and the waits take the rows they need (sharing them when they do not all fit, a
+//! list that does not fit ending with `+N more`), and the trace takes every row left: the
+//! steps before this one, as many as fit, [`BEFORE`] at least. The lines are ASCII apart
+//! from what the program itself says, so that they look the same in any terminal and
+//! locale.
 
 use std::time::Duration;
 
@@ -20,8 +22,10 @@ pub struct View<'a> {
     pub at: Duration,
     /// `virtual` or `real`.
     pub clock: &'a str,
-    /// The lines of the steps before it, oldest first, each with its step number.
-    pub before: &'a [(usize, String)],
+    /// The lines of the steps before it, from step 0 on: step `i`'s line is `before[i]`.
+    pub before: &'a [String],
+    /// When this step is one gone back to: the step the run is paused at.
+    pub live: Option<usize>,
     /// This step's line: its trace line, or what it is when the trace prints none.
     pub line: &'a str,
     /// The scheduler's state after the step, if it said.
@@ -31,39 +35,46 @@ pub struct View<'a> {
 }
 
 /// The keys, as the first line names them.
-pub const KEYS: &str = "Enter: next step   c: continue to the end   q: quit";
+pub const KEYS: &str = "Enter: next step   b: back   c: continue to the end   q: quit";
+
+/// How many earlier steps the trace shows at least, rows allowing.
+pub const BEFORE: usize = 4;
 
 /// The lines to draw for `view` on a terminal `width` columns wide and `height` rows high.
 pub fn render(view: &View<'_>, width: usize, height: usize) -> Vec<String> {
-    let step = match view.step {
-        Some(n) => format!("step {n}"),
-        None => "before step 0".to_owned(),
+    let step = match (view.step, view.live) {
+        (Some(n), Some(live)) => format!("step {n} (back from {live})"),
+        (Some(n), None) => format!("step {n}"),
+        (None, _) => "before step 0".to_owned(),
     };
-    let mut lines = vec![format!(
+    let header = format!(
         "{step}   clock {:.3} s ({})   {KEYS}",
         view.at.as_secs_f64(),
         view.clock
-    )];
-    lines.push(title("trace", width));
-    for (step, line) in view.before {
-        lines.push(format!("  {step:>5}  {line}"));
-    }
+    );
     let number = view.step.map(|n| n.to_string()).unwrap_or_default();
-    lines.push(format!("> {number:>5}  {}", view.line));
+    let current = format!("> {number:>5}  {}", view.line);
     let Some(state) = view.state else {
-        lines.push(title("scheduler", width));
-        lines.push(if view.step.is_none() {
+        let said = if view.step.is_none() {
             "  the program has not started: Enter runs it to its first step".to_owned()
         } else {
             "  no state at this step".to_owned()
-        });
-        return finish(lines, view, width, height);
+        };
+        let tail = vec![title("scheduler", width), said];
+        // Header, the trace's title, its current line, the tail and the last output (2).
+        let rows = height.saturating_sub(3 + tail.len() + 2);
+        return finish(
+            trace(header, view, current, rows, width),
+            tail,
+            view,
+            width,
+            height,
+        );
     };
-    lines.push(title("running", width));
-    lines.push(match &state.running {
+    let running = match &state.running {
         Some(entry) => format!("  {}{}", entry.id, why(&entry.why)),
         None => "  nothing runs now".to_owned(),
-    });
+    };
     let ready: Vec<String> = state
         .ready
         .iter()
@@ -106,22 +117,60 @@ pub fn render(view: &View<'_>, width: usize, height: usize) -> Vec<String> {
             state.waits.len(),
         ),
     ];
-    // What is left once everything else is drawn: each list's title and one row at least.
-    let fixed = lines.len() + 2 + lists.len() * 2;
+    // Always drawn: the header, the trace's title and current line, `running` (2), each
+    // list's title and first row, the last output (2); then the earlier steps, BEFORE of
+    // them at least, where they fit.
+    let fixed = 3 + 2 + lists.len() * 2 + 2;
+    let least = view.before.len().min(BEFORE);
+    let spare = height.saturating_sub(fixed + least);
     // A list needs a row per entry, and one for `+N more` when the state lists only its first.
     let needs = lists
         .each_ref()
         .map(|(_, shown, len)| (*len).min(shown.len() + 1));
-    let rows = share(&needs, height.saturating_sub(fixed));
+    let rows = share(&needs, spare);
+    let given: usize = rows.iter().sum();
+    let mut tail = vec![title("running", width), running];
     for ((name, shown, len), rows) in lists.into_iter().zip(rows) {
-        lines.push(title(&name, width));
-        lines.extend(cut(shown, len, rows + 1));
+        tail.push(title(&name, width));
+        tail.extend(cut(shown, len, rows + 1));
     }
-    finish(lines, view, width, height)
+    let earlier = least + spare - given;
+    finish(
+        trace(header, view, current, earlier, width),
+        tail,
+        view,
+        width,
+        height,
+    )
 }
 
-/// The last output line, then every line cut to the terminal.
-fn finish(mut lines: Vec<String>, view: &View<'_>, width: usize, height: usize) -> Vec<String> {
+/// The header, then the trace: the last `rows` steps before this one, and this one.
+fn trace(
+    header: String,
+    view: &View<'_>,
+    current: String,
+    rows: usize,
+    width: usize,
+) -> Vec<String> {
+    let mut lines = vec![header, title("trace", width)];
+    let from = view.before.len().saturating_sub(rows);
+    for (step, line) in view.before.iter().enumerate().skip(from) {
+        lines.push(format!("  {step:>5}  {line}"));
+    }
+    lines.push(current);
+    lines
+}
+
+/// The trace, the scheduler's `tail`, the last output line, then every line cut to the
+/// terminal.
+fn finish(
+    mut lines: Vec<String>,
+    tail: Vec<String>,
+    view: &View<'_>,
+    width: usize,
+    height: usize,
+) -> Vec<String> {
+    lines.extend(tail);
     lines.push(title("last output", width));
     lines.push(match view.output {
         Some(line) => format!("  {line}"),
@@ -227,27 +276,37 @@ mod tests {
         }
     }
 
-    fn view<'a>(state: Option<&'a Snapshot>, before: &'a [(usize, String)]) -> View<'a> {
+    fn view<'a>(state: Option<&'a Snapshot>, before: &'a [String]) -> View<'a> {
         View {
-            step: Some(6),
+            step: Some(before.len()),
             at: Duration::ZERO,
             clock: "virtual",
             before,
+            live: None,
             line: "call_later c3 in 4.000 s: due 4.000, seq 1",
             state,
             output: Some("Down 5"),
         }
     }
 
+    /// The lines of `n` steps, step `i`'s saying `line i`.
+    fn steps(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("line {i}")).collect()
+    }
+
     #[test]
     fn a_step_shows_its_line_what_runs_what_waits_and_why() {
         let state = snapshot();
-        let before = [(5, "| Down 5".to_owned())];
+        let mut before = steps(5);
+        before.push("| Down 5".to_owned());
         let lines = render(&view(Some(&state), &before), 100, 40);
         let title = |name: &str| format!("{:-<100}", format!("-- {name} "));
-        let expected = [
+        let mut expected = vec![
             format!("step 6   clock 0.000 s (virtual)   {KEYS}"),
             title("trace"),
+        ];
+        expected.extend((0..5).map(|i| format!("  {i:>5}  line {i}")));
+        expected.extend([
             "      5  | Down 5".to_owned(),
             ">     6  call_later c3 in 4.000 s: due 4.000, seq 1".to_owned(),
             title("running"),
@@ -260,8 +319,43 @@ mod tests {
             "  (empty)".to_owned(),
             title("last output"),
             "  Down 5".to_owned(),
-        ];
+        ]);
         assert_eq!(lines, expected);
+    }
+
+    #[test]
+    fn the_trace_fills_the_rows_the_lists_leave() {
+        let state = snapshot();
+        let before = steps(100);
+        let lines = render(&view(Some(&state), &before), 100, 45);
+        assert_eq!(lines.len(), 45, "{lines:#?}");
+        // 13 rows for the rest (the header, two titles and the current line of the trace,
+        // `running`, three lists of one row, the last output): 32 earlier steps fit.
+        assert!(lines.contains(&"     68  line 68".to_owned()), "{lines:#?}");
+        assert!(!lines.iter().any(|l| l.contains("line 67")), "{lines:#?}");
+        assert_eq!(lines.last().map(String::as_str), Some("  Down 5"));
+        // Without a state, the same: every row the scheduler's two lines leave.
+        let lines = render(&view(None, &before), 100, 45);
+        assert_eq!(lines.len(), 45, "{lines:#?}");
+        assert!(lines.contains(&"     62  line 62".to_owned()), "{lines:#?}");
+        // Fewer steps than rows: all of them, from step 0.
+        let before = steps(3);
+        let lines = render(&view(Some(&state), &before), 100, 45);
+        assert_eq!(lines[2], "      0  line 0");
+    }
+
+    #[test]
+    fn a_step_gone_back_to_says_where_the_run_is() {
+        let before = steps(3);
+        let back = View {
+            live: Some(7),
+            ..view(None, &before)
+        };
+        let lines = render(&back, 100, 20);
+        assert!(
+            lines[0].starts_with("step 3 (back from 7)   clock 0.000 s"),
+            "{lines:#?}"
+        );
     }
 
     #[test]
@@ -288,12 +382,16 @@ mod tests {
         let entry = state.ready[0].clone();
         state.ready = vec![entry; 16];
         state.ready_len = 40;
-        let lines = render(&view(Some(&state), &[]), 60, 20);
+        let before = steps(10);
+        let lines = render(&view(Some(&state), &before), 60, 20);
         assert_eq!(lines.len(), 20);
         assert!(lines.iter().all(|l| l.len() <= 60), "{lines:#?}");
-        assert!(lines.contains(&"  +33 more".to_owned()), "{lines:#?}");
+        assert!(lines.contains(&"  +37 more".to_owned()), "{lines:#?}");
         // The heap's one timer is shown whole: a short list is not cut for a long one.
         assert!(lines.iter().any(|l| l.contains("due 4.000 seq 1: c3")));
+        // The trace keeps its four earlier steps, and the last output its place at the end.
+        assert!(lines.contains(&"      6  line 6".to_owned()), "{lines:#?}");
+        assert_eq!(lines.last().map(String::as_str), Some("  Down 5"));
     }
 
     #[test]

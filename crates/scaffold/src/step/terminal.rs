@@ -7,8 +7,10 @@
 //! that gets it back. That is the part worth a well-kept crate rather than our own
 //! `termios` calls (which would need `unsafe`): `crossterm` switches raw mode on and off,
 //! opens the alternate screen (so the panels never mix with the lines already on the
-//! screen, and vanish when stepping ends), and decodes keys. A [`Terminal`] puts everything
-//! back when it is dropped, and a panic on the way puts it back too.
+//! screen, and vanish when stepping ends), and, except on Unix, decodes keys. On Unix the
+//! keys are read by the child module `keys`, which sees the terminal go away, where
+//! crossterm's reader spins. A [`Terminal`] puts everything back when it is dropped, and a
+//! panic on the way puts it back too.
 //!
 //! While it is open, the console's writer threads are held ([`crate::console`]): the
 //! program's lines wait and come out, in order, on the ordinary screen once it closes.
@@ -16,21 +18,28 @@
 use std::io::{self, IsTerminal, Write};
 use std::sync::Once;
 
-use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+#[cfg(not(unix))]
+use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crossterm::terminal::{self, ClearType};
 use crossterm::{cursor, execute, queue, style::Print};
 
 use crate::console;
 use crate::output::Held;
 
+#[cfg(unix)]
+mod keys;
+
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
-    /// Enter: one step.
+    /// Enter (or the right arrow): one step.
     Step,
+    /// `b` (or the left arrow, or Backspace): show the step before, as recorded.
+    Back,
     /// `c`: run to the end without pausing.
     Continue,
-    /// `q`, Esc, Ctrl-C or Ctrl-D (or the terminal is gone): quit.
+    /// `q`, Esc, Ctrl-C or Ctrl-D (or the terminal is gone: its end of input): quit.
     Quit,
     /// The terminal changed size: draw again.
     Redraw,
@@ -42,6 +51,9 @@ pub struct Terminal {
     out: Box<dyn Write>,
     /// Standard output's sink, held while it is the same terminal.
     _stdout: Option<Held<'static>>,
+    /// The keys typed and not yet decoded.
+    #[cfg(unix)]
+    keys: keys::Keys,
 }
 
 impl Terminal {
@@ -66,6 +78,8 @@ impl Terminal {
         let mut taken = Terminal {
             out,
             _stdout: stdout,
+            #[cfg(unix)]
+            keys: keys::Keys::default(),
         };
         // On error the terminal is dropped here, and put back.
         execute!(taken.out, terminal::EnterAlternateScreen, cursor::Hide)
@@ -88,8 +102,25 @@ impl Terminal {
         self.out.flush()
     }
 
+    /// Wait for a key that means something (the one wait `--step` adds to a run), or for
+    /// the terminal to be resized from `drawn`, the size last drawn at ([`Key::Redraw`]).
+    #[cfg(unix)]
+    pub fn key(&mut self, drawn: (usize, usize)) -> Key {
+        // Looked at four times a second for a new size: no signal handler to wake us.
+        const LOOK: std::time::Duration = std::time::Duration::from_millis(250);
+        loop {
+            if let Some(key) = self.keys.next(LOOK) {
+                return key;
+            }
+            if self.size() != drawn {
+                return Key::Redraw;
+            }
+        }
+    }
+
     /// Wait for a key that means something (the one wait `--step` adds to a run).
-    pub fn key(&mut self) -> Key {
+    #[cfg(not(unix))]
+    pub fn key(&mut self, _drawn: (usize, usize)) -> Key {
         loop {
             match event::read() {
                 Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => {
@@ -106,13 +137,15 @@ impl Terminal {
     }
 }
 
-/// What `key` asks for, if anything.
+/// What `key` asks for, if anything (as crossterm decodes keys: where it reads them).
+#[cfg_attr(unix, allow(dead_code))]
 fn meaning(key: KeyEvent) -> Option<Key> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     Some(match key.code {
         // In raw mode a line feed is Ctrl-J: typed ahead, before raw mode, Enter is one.
-        KeyCode::Enter => Key::Step,
+        KeyCode::Enter | KeyCode::Right => Key::Step,
         KeyCode::Char('j') if ctrl => Key::Step,
+        KeyCode::Left | KeyCode::Backspace | KeyCode::Char('b' | 'B') => Key::Back,
         KeyCode::Char('c' | 'd') if ctrl => Key::Quit,
         KeyCode::Char('c' | 'C') => Key::Continue,
         KeyCode::Char('q' | 'Q') | KeyCode::Esc => Key::Quit,

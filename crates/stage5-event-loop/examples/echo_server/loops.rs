@@ -56,10 +56,10 @@ pub fn run(
     for i in 1..config.loops {
         let listener = scaffold::net::listen_reuse_port(addr).map_err(Error::custom)?;
         let settings = named(&config.settings, i, config.loops);
-        // Only loop 0 records a `--timeline` and a `--record`: one file, one writer.
+        // Each loop records its own `--record` (loop 0 writes them all: one file, one
+        // writer); `--timeline` draws one loop, and is refused with several.
         let options = Options {
             timeline: None,
-            record: None,
             ..options.clone()
         };
         others
@@ -163,7 +163,7 @@ impl Other {
         let (ready, handle) = mpsc::sync_channel(1);
         let thread = thread::Builder::new().name(format!("loop {i}")).spawn(
             move || -> Result<Summary, String> {
-                let lp = EventLoop::try_with_clock(options.install())
+                let lp = EventLoop::try_with_clock(options.install_loop())
                     .map_err(|e| cannot_create(e).to_string())?;
                 let server = serve_with(&lp, listener, settings).map_err(|e| e.to_string())?;
                 if ready.send(lp.handle()).is_err() {
@@ -180,6 +180,7 @@ impl Other {
                     lp.run_forever().map_err(|e| e.to_string())?;
                 }
                 lp.close().map_err(|e| e.to_string())?;
+                options.finish_loop(i); // its recording, for loop 0 to write
                 Ok(server.summary())
             },
         )?;

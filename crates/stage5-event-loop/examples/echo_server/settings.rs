@@ -94,6 +94,8 @@ pub const USAGE: &str = concat!(
     "      --grace SECS     on Ctrl-C, SIGTERM or SIGHUP, give open connections SECS seconds\n",
     "                       to finish (default 5)\n",
     "      --loops N        run N event loops on N threads, all accepting on one port\n",
+    "                       (--record records every loop; --timeline draws one, and is\n",
+    "                       refused with more than one)\n",
     "      --api API        how the server is written: sock (a task per connection on\n",
     "                       sock_recv and sock_sendall, the default), protocol (a Protocol\n",
     "                       whose data_received writes back) or streams (a start_server\n",
@@ -137,6 +139,15 @@ impl Flags {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// Why these flags refuse `options`, if they do: a timeline draws one loop, and with
+    /// several it would leave the others out (`--record` keeps every loop).
+    pub fn refused(&self, options: &scaffold::Options) -> Option<&'static str> {
+        (self.loops.get() > 1 && options.timeline.is_some()).then_some(
+            "--timeline draws one loop's run, and with --loops above 1 would leave the \
+             others out; --record keeps every loop, a track group each",
+        )
     }
 
     /// The listening socket for `--loops` loops (see [`Settings::listen`]).
