@@ -90,22 +90,25 @@ impl Output {
 
     // ANCHOR: line
     /// Queue one line (ending in `\n`) without blocking; `false` if it was dropped
-    /// because the writer is [`CAPACITY`] bytes behind.
+    /// because the writer is [`CAPACITY`] bytes behind. A message of several lines (the
+    /// loop's log of an error, say) is queued or dropped whole, and counted as its lines.
     pub fn line(&self, line: &str) -> bool {
         if self.direct {
             return self.shared.write_directly(line.as_bytes());
         }
+        // The writer counts what it writes by `\n`, so lines are counted the same way.
+        let lines = (line.bytes().filter(|&b| b == b'\n').count() as u64).max(1);
         let mut state = self.shared.lock();
         if state.broken {
             return false;
         }
         let queued = state.pending.len() + state.in_flight_bytes;
         if queued + line.len() > self.shared.capacity {
-            state.dropped += 1;
+            state.dropped += lines;
             return false;
         }
         state.pending.extend_from_slice(line.as_bytes());
-        state.pending_lines += 1;
+        state.pending_lines += lines;
         self.shared.changed.notify_all();
         true
     }
@@ -363,6 +366,18 @@ mod tests {
         drop(held);
         assert_eq!(output.flush(Duration::from_secs(60)), 0);
         assert_eq!(*out.0.lock().unwrap(), b"drawn\nkept back\n");
+    }
+
+    #[test]
+    fn a_message_of_several_lines_is_dropped_whole_and_counted_as_its_lines() {
+        let out = Recorder::default();
+        let output = Output::spawn("test-output", out.clone(), 8);
+        let held = output.hold().expect("a writer thread");
+        assert!(output.line("0123456\n")); // the whole buffer, written or not yet
+        assert!(!output.line("ERROR:x\nreset\n"));
+        drop(held);
+        assert_eq!(output.flush(Duration::from_secs(60)), 2);
+        assert_eq!(*out.0.lock().unwrap(), b"0123456\n");
     }
 
     #[test]
