@@ -46,7 +46,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::output::{CAPACITY, Held, Output};
+use crate::output::{CAPACITY, Held, Output, report};
 
 /// Where this thread's lines go and how they are stamped.
 pub struct Console {
@@ -162,29 +162,7 @@ fn send(output: &Output, line: &str) {
 /// it before `std::process::exit`, which ends the other threads without running theirs.
 pub fn flush() {
     if let Some(streams) = STREAMS.get() {
-        report(&streams.stdout, &streams.stderr);
-    }
-}
-
-/// [`flush`] on two given outputs: standard output's losses are told on standard error,
-/// then standard error's own, last: a reader that was only slow gets the count after
-/// every line that was kept. A standard error nobody reads at all loses that line too
-/// (the flush gives up on it as on any other).
-fn report(stdout: &Output, stderr: &Output) {
-    let lost = stdout.flush(STALL);
-    if lost > 0 {
-        let lines = if lost == 1 { "line" } else { "lines" };
-        stderr.line(&format!(
-            "{lost} {lines} of output dropped: standard output was not being read\n"
-        ));
-    }
-    let lost = stderr.flush(STALL);
-    if lost > 0 {
-        let lines = if lost == 1 { "line" } else { "lines" };
-        stderr.line(&format!(
-            "{lost} {lines} of diagnostics dropped: standard error was not being read\n"
-        ));
-        stderr.flush(STALL);
+        report(&streams.stdout, &streams.stderr, STALL);
     }
 }
 
@@ -337,42 +315,6 @@ mod tests {
             crate::say!("Up 0");
         });
         assert_eq!(text, "  0.000 | Up 0\n");
-    }
-
-    /// A standard error that a reader catches up with gets, after what was kept, how many
-    /// lines were dropped (here the second message, which did not fit beside the first).
-    #[test]
-    fn dropped_diagnostics_are_counted_last_on_standard_error() {
-        #[derive(Clone, Default)]
-        struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-        impl Write for Recorder {
-            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(buf);
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let (out, err) = (Recorder::default(), Recorder::default());
-        let stdout = Output::spawn("test-stdout", out.clone(), CAPACITY);
-        // Room for the count's line, not for both messages at once.
-        let stderr = Output::spawn("test-stderr", err.clone(), 100);
-        let held = stderr.hold().expect("a writer thread");
-        assert!(stderr.line("ERROR:asyncio:kept\n"));
-        let reset = "Connection reset by peer (os error 104)";
-        assert!(!stderr.line(&format!("ERROR:asyncio:lost\n{reset}: {reset}\n")));
-        drop(held); // the reader reads again
-        report(&stdout, &stderr);
-        let text = String::from_utf8(err.0.lock().unwrap().clone()).unwrap();
-        assert_eq!(
-            text,
-            "ERROR:asyncio:kept\n2 lines of diagnostics dropped: standard error was not being read\n"
-        );
-        assert!(
-            out.0.lock().unwrap().is_empty(),
-            "nothing on standard output"
-        );
     }
 
     #[test]
