@@ -2,8 +2,8 @@
 //! further", "Output that never blocks the loop"; chapter 8, "Three echo servers"). Each
 //! test runs its own test binary again as a child whose standard error is a pipe nobody
 //! reads while it runs (64 KiB, then every write waits): the loop's log of 30,000 errors
-//! nobody retrieved, and a streams echo server that 2,000 clients reset, go on all the
-//! same. Bounded by counts and a generous limit on the child; nothing asserts a duration.
+//! nobody retrieved, and each echo server (`sock`, `protocol`, `streams`) that 2,000
+//! clients reset, go on all the same. Bounded by counts and a generous limit on the child; nothing asserts a duration.
 //!
 //! `loadgen::child` reads a child's standard error as it comes (its `listening on` line);
 //! here the child says where it listens on standard output instead, and nobody reads its
@@ -220,10 +220,12 @@ fn reset_after_one_echo(addr: SocketAddr) -> std::io::Result<()> {
     socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO))
 }
 
-/// Before, each reset logged two lines to standard error, and with nobody reading it the
-/// server stopped for ever after about 700 resets, SIGTERM included.
-#[test]
-fn a_streams_server_whose_standard_error_nobody_reads_survives_resets() {
+/// 2,000 clients reset the server with `api`, whose standard error nobody reads; then one
+/// more is served, and `SIGTERM` stops it: exit 0, every client counted. Before, each
+/// reset logged two lines to the streams server's standard error, and with nobody reading
+/// it the server stopped for ever after about 700 resets, `SIGTERM` included (killed at
+/// the limit); the `sock` and `protocol` servers log nothing for a reset.
+fn resets_with_standard_error_unread(test: &str, api: Api) {
     if std::env::var_os(RESET_CHILD).is_some() {
         let options = Options::default();
         let clock = options.install();
@@ -231,7 +233,7 @@ fn a_streams_server_whose_standard_error_nobody_reads_survives_resets() {
         println!("listening on {}", listener.local_addr().unwrap());
         let config = Config {
             settings: Settings {
-                api: Api::Streams,
+                api,
                 ..Settings::new(Reply::Plain)
             },
             loops: 1,
@@ -240,7 +242,6 @@ fn a_streams_server_whose_standard_error_nobody_reads_survives_resets() {
         loops::run(clock, options, listener, &config).unwrap();
         return wait_for_go();
     }
-    let test = "a_streams_server_whose_standard_error_nobody_reads_survives_resets";
     let mut child = Unread::spawn(test, RESET_CHILD);
     let addr: SocketAddr = child.stdout_line("listening on ").parse().unwrap();
     for i in 0..RESETS {
@@ -266,4 +267,22 @@ fn a_streams_server_whose_standard_error_nobody_reads_survives_resets() {
         "{stdout}"
     );
     assert!(!stderr.contains("never retrieved"), "{stderr}");
+}
+
+#[test]
+fn a_sock_server_whose_standard_error_nobody_reads_survives_resets() {
+    let test = "a_sock_server_whose_standard_error_nobody_reads_survives_resets";
+    resets_with_standard_error_unread(test, Api::Sock);
+}
+
+#[test]
+fn a_protocol_server_whose_standard_error_nobody_reads_survives_resets() {
+    let test = "a_protocol_server_whose_standard_error_nobody_reads_survives_resets";
+    resets_with_standard_error_unread(test, Api::Protocol);
+}
+
+#[test]
+fn a_streams_server_whose_standard_error_nobody_reads_survives_resets() {
+    let test = "a_streams_server_whose_standard_error_nobody_reads_survives_resets";
+    resets_with_standard_error_unread(test, Api::Streams);
 }
