@@ -22,7 +22,9 @@
 //! that blocks on a full pipe stops every task it runs. A line that does not fit is
 //! dropped and counted. When a thread that printed ends, its lines are flushed, waiting
 //! only while the writer makes progress, and lost lines are reported on standard error:
-//! `N lines of output dropped: standard output was not being read`. That happens in a
+//! `N lines of output dropped: standard output was not being read`, and last, for
+//! standard error's own, `N lines of diagnostics dropped: standard error was not being
+//! read` (the event loop's log goes through [`warn!`](crate::warn) too). That happens in a
 //! thread-local's destructor, which Rust runs when a thread ends and, on Linux with glibc,
 //! when `main` returns or the process calls `exit` (this crate's `tests/stdout.rs` checks
 //! the latter); [`cli::exit_with_error`](crate::cli::exit_with_error) also flushes explicitly.
@@ -44,7 +46,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::output::{CAPACITY, Held, Output};
+use crate::output::{CAPACITY, Held, Output, report};
 
 /// Where this thread's lines go and how they are stamped.
 pub struct Console {
@@ -159,18 +161,9 @@ fn send(output: &Output, line: &str) {
 /// standard error how many were lost. Runs by itself when a thread that printed ends; call
 /// it before `std::process::exit`, which ends the other threads without running theirs.
 pub fn flush() {
-    let Some(streams) = STREAMS.get() else {
-        return;
-    };
-    let lost = streams.stdout.flush(STALL);
-    if lost > 0 {
-        let lines = if lost == 1 { "line" } else { "lines" };
-        streams.stderr.line(&format!(
-            "{lost} {lines} of output dropped: standard output was not being read\n"
-        ));
+    if let Some(streams) = STREAMS.get() {
+        report(&streams.stdout, &streams.stderr, STALL);
     }
-    // Nobody to tell if standard error itself is not read.
-    streams.stderr.flush(STALL);
 }
 
 /// Keep the writer threads from writing (standard output's only if `stdout`) until the

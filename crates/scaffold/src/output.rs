@@ -90,22 +90,25 @@ impl Output {
 
     // ANCHOR: line
     /// Queue one line (ending in `\n`) without blocking; `false` if it was dropped
-    /// because the writer is [`CAPACITY`] bytes behind.
+    /// because the writer is [`CAPACITY`] bytes behind. A message of several lines (the
+    /// loop's log of an error, say) is queued or dropped whole, and counted as its lines.
     pub fn line(&self, line: &str) -> bool {
         if self.direct {
             return self.shared.write_directly(line.as_bytes());
         }
+        // The writer counts what it writes by `\n`, so lines are counted the same way.
+        let lines = (line.bytes().filter(|&b| b == b'\n').count() as u64).max(1);
         let mut state = self.shared.lock();
         if state.broken {
             return false;
         }
         let queued = state.pending.len() + state.in_flight_bytes;
         if queued + line.len() > self.shared.capacity {
-            state.dropped += 1;
+            state.dropped += lines;
             return false;
         }
         state.pending.extend_from_slice(line.as_bytes());
-        state.pending_lines += 1;
+        state.pending_lines += lines;
         self.shared.changed.notify_all();
         true
     }
@@ -139,6 +142,24 @@ impl Output {
         }
         std::mem::take(&mut state.dropped)
     }
+}
+
+/// Flush `stdout`, then `stderr` (each for as long as it makes progress, giving up after
+/// `stall` without), telling on `stderr` what each lost: standard output's losses first,
+/// then standard error's own, last, for a reader that was only slow (one that reads
+/// nothing loses that line too).
+pub fn report(stdout: &Output, stderr: &Output, stall: Duration) {
+    tell(stderr, stdout.flush(stall), "output", "standard output");
+    if tell(stderr, stderr.flush(stall), "diagnostics", "standard error") {
+        stderr.flush(stall);
+    }
+}
+
+/// Queue `N lines of WHAT dropped: STREAM was not being read` on `stderr` if `lost > 0`.
+fn tell(stderr: &Output, lost: u64, what: &str, stream: &str) -> bool {
+    let lines = if lost == 1 { "line" } else { "lines" };
+    let line = format!("{lost} {lines} of {what} dropped: {stream} was not being read\n");
+    lost > 0 && stderr.line(&line)
 }
 
 /// The sink of an [`Output`], taken from its writer thread: while this lives the writer
@@ -363,6 +384,43 @@ mod tests {
         drop(held);
         assert_eq!(output.flush(Duration::from_secs(60)), 0);
         assert_eq!(*out.0.lock().unwrap(), b"drawn\nkept back\n");
+    }
+
+    #[test]
+    fn a_message_of_several_lines_is_dropped_whole_and_counted_as_its_lines() {
+        let out = Recorder::default();
+        let output = Output::spawn("test-output", out.clone(), 8);
+        let held = output.hold().expect("a writer thread");
+        assert!(output.line("0123456\n")); // the whole buffer, written or not yet
+        assert!(!output.line("ERROR:x\nreset\n"));
+        drop(held);
+        assert_eq!(output.flush(Duration::from_secs(60)), 2);
+        assert_eq!(*out.0.lock().unwrap(), b"0123456\n");
+    }
+
+    /// A standard error that a reader catches up with gets, after what was kept, how many
+    /// lines were dropped (here the second message, which did not fit beside the first).
+    #[test]
+    fn dropped_diagnostics_are_counted_last_on_standard_error() {
+        let (out, err) = (Recorder::default(), Recorder::default());
+        let stdout = Output::spawn("test-stdout", out.clone(), CAPACITY);
+        // Room for the count's line, not for both messages at once.
+        let stderr = Output::spawn("test-stderr", err.clone(), 100);
+        let held = stderr.hold().expect("a writer thread");
+        assert!(stderr.line("ERROR:asyncio:kept\n"));
+        let reset = "Connection reset by peer (os error 104)";
+        assert!(!stderr.line(&format!("ERROR:asyncio:lost\n{reset}: {reset}\n")));
+        drop(held); // the reader reads again
+        report(&stdout, &stderr, Duration::from_secs(60));
+        let text = String::from_utf8(err.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "ERROR:asyncio:kept\n2 lines of diagnostics dropped: standard error was not being read\n"
+        );
+        assert!(
+            out.0.lock().unwrap().is_empty(),
+            "nothing on standard output"
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! task per connection above. Every option works with each.
 //!
 //! A second SIGINT or SIGTERM during the grace period closes what is still open at once,
-//! says how many connections it cut, and exits with 1.
+//! says how many connections it cut, and exits with 1. The signals stay handled until the
+//! process exits: one more, after the loop has closed, is ignored, never the end of it.
 //!
 //! `--loops N` runs N event loops on N threads, each accepting on the same port
 //! (`SO_REUSEPORT`): `echo_server/loops.rs`, and the book's "Beyond one core".

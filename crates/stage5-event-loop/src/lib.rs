@@ -78,6 +78,7 @@ pub use futures::sleep::{Sleep, sleep};
 pub use futures::task::Task;
 pub use futures::timeout::timeout;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
+pub use io::signals::hold_signal;
 pub use io::threads::LoopHandle;
 pub use parts::selector::{SelectorStats, Wait, WaitAround};
 pub use stage4::Interest;

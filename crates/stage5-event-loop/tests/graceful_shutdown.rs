@@ -239,3 +239,91 @@ fn sigterm_mid_transfer_echoes_everything_read_then_eof_streams() {
     let test = "sigterm_mid_transfer_echoes_everything_read_then_eof_streams";
     child_server::stop_mid_transfer(test, CHILD, 20, Signal::Term);
 }
+
+const RAISING_CHILD: &str = "STAGE5_RAISING_CHILD";
+
+/// One more SIGINT once the loop has closed: the second signal has cut the idle clients
+/// and the server is on its way out, to say so and exit with 1. The child raises it itself,
+/// right after `loops::run` returns, so that it comes after `close` every time. The
+/// loop's `close` puts SIGINT's default action back, and before the server held its
+/// signals this one ended it by the signal (no exit code) on every API.
+fn a_sigint_after_the_loop_closed_is_ignored(test: &str, api: Api) {
+    if std::env::var_os(RAISING_CHILD).is_some() {
+        let raise = || signal_hook::low_level::raise(signal_hook::consts::SIGINT).unwrap();
+        let options = scaffold::Options::default();
+        return child_server::serve_then(options, 1, child_server::GRACE, api, raise);
+    }
+    a_second_sigint_cuts_the_idle_clients_at_once(test, RAISING_CHILD);
+}
+
+#[test]
+fn a_sigint_after_the_loop_closed_is_ignored_sock() {
+    let test = "a_sigint_after_the_loop_closed_is_ignored_sock";
+    a_sigint_after_the_loop_closed_is_ignored(test, Api::Sock);
+}
+
+#[test]
+fn a_sigint_after_the_loop_closed_is_ignored_protocol() {
+    let test = "a_sigint_after_the_loop_closed_is_ignored_protocol";
+    a_sigint_after_the_loop_closed_is_ignored(test, Api::Protocol);
+}
+
+#[test]
+fn a_sigint_after_the_loop_closed_is_ignored_streams() {
+    let test = "a_sigint_after_the_loop_closed_is_ignored_streams";
+    a_sigint_after_the_loop_closed_is_ignored(test, Api::Streams);
+}
+
+/// How many times each API gets its three signals.
+const RUNS: usize = 5;
+
+/// Three SIGINTs with no gap, `RUNS` times, with 10 idle clients: the server exits with 1
+/// when the second cut the clients, or with 0 when the three came as one (the loop runs
+/// a handler once for deliveries it has not read yet) and the clients then left; never
+/// by the signal, whenever the third comes.
+fn three_sigints_back_to_back(test: &str, api: Api) {
+    if std::env::var_os(CHILD).is_some() {
+        return child_server::serve_api(1, child_server::GRACE, api);
+    }
+    for run in 0..RUNS {
+        let (child, addr) = child_server::start(test, CHILD);
+        let mut idle: Vec<_> = (0..10).map(|_| client::connect(addr).unwrap()).collect();
+        for stream in &mut idle {
+            client::round_trip(stream, b"", b"served").unwrap();
+        }
+        for _ in 0..3 {
+            child.signal(Signal::Int).unwrap();
+        }
+        for mut stream in idle {
+            stream.set_read_timeout(Some(WATCHDOG)).unwrap();
+            // The server's half-close (then our end of stream lets it finish), or its cut
+            // (a reset): either is an end.
+            drop(stream.read_to_end(&mut Vec::new()));
+        }
+        let finished = child.finish().unwrap();
+        let (status, stderr) = (finished.status, &finished.stderr);
+        match status.and_then(|s| s.code()) {
+            Some(1) => assert!(
+                stderr.contains("second signal: 10 connections cut"),
+                "{stderr}"
+            ),
+            Some(0) => child_server::assert_exited_well(&finished, 10),
+            _ => panic!("run {run}: {status:?}, not an exit code:\n{stderr}"),
+        }
+    }
+}
+
+#[test]
+fn three_sigints_back_to_back_sock() {
+    three_sigints_back_to_back("three_sigints_back_to_back_sock", Api::Sock);
+}
+
+#[test]
+fn three_sigints_back_to_back_protocol() {
+    three_sigints_back_to_back("three_sigints_back_to_back_protocol", Api::Protocol);
+}
+
+#[test]
+fn three_sigints_back_to_back_streams() {
+    three_sigints_back_to_back("three_sigints_back_to_back_streams", Api::Streams);
+}

@@ -10,8 +10,8 @@ mod echo_server;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use signal_hook::consts::{SIGINT, SIGKILL, SIGSEGV, SIGSTOP, SIGTERM, SIGUSR1, SIGUSR2};
-use stage5::{Error, EventLoop, RealClock, VirtualClock};
+use signal_hook::consts::{SIGALRM, SIGINT, SIGKILL, SIGSEGV, SIGSTOP, SIGTERM, SIGUSR1, SIGUSR2};
+use stage5::{Error, EventLoop, RealClock, VirtualClock, hold_signal};
 
 // ANCHOR: while_selecting
 #[test]
@@ -128,4 +128,32 @@ fn sigterm_stops_the_echo_server_which_reports_its_clients() {
     let text = transcript.text();
     assert_eq!(loadgen::scenario::closed_count(&text), 2, "{text}");
     assert!(text.ends_with("| clients served: 2\n"), "{text}");
+}
+
+/// A held signal outlives the loop that handled it: after `close`, which puts the default
+/// action back, `SIGALRM` (whose default ends the process) is ignored. Without the hold
+/// this test binary would end here, by the signal. No other test here uses `SIGALRM`.
+#[test]
+fn a_held_signal_is_ignored_once_the_loop_that_handled_it_has_closed() {
+    let lp = EventLoop::with_clock(RealClock::new());
+    let ran = Rc::new(Cell::new(0));
+    let r = ran.clone();
+    lp.add_signal_handler(SIGALRM, move |lp| {
+        r.set(r.get() + 1);
+        lp.stop();
+    })
+    .unwrap();
+    hold_signal(SIGALRM).unwrap();
+    signal_hook::low_level::raise(SIGALRM).unwrap();
+    lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
+    lp.run_forever().unwrap();
+    assert_eq!(ran.get(), 1, "handled while the loop handles it");
+    lp.close().unwrap();
+    signal_hook::low_level::raise(SIGALRM).unwrap();
+    assert_eq!(ran.get(), 1, "then ignored, and we are still here");
+    for sig in [SIGKILL, SIGSTOP] {
+        let error = hold_signal(sig).unwrap_err();
+        assert!(matches!(error, Error::UncatchableSignal(s) if s == sig));
+    }
+    assert!(matches!(hold_signal(0), Err(Error::InvalidSignal(0))));
 }

@@ -43,7 +43,8 @@ pub struct Config {
 /// Serve on `listener` with `config.loops` loops until SIGINT, SIGTERM or SIGHUP, then
 /// shut every loop down gracefully. Loop 0 runs here, on `clock`; each other loop gets a
 /// thread, a console made from `options`, and a listener of its own on the same port.
-/// Returns each loop's summary, loop 0's first.
+/// Returns each loop's summary, loop 0's first. The three signals stay held for the rest
+/// of the process ([`stage5::hold_signal`]): once loop 0 has closed they are ignored.
 pub fn run(
     clock: Rc<dyn Clock>,
     options: Options,
@@ -73,6 +74,9 @@ pub fn run(
     for sig in [SIGINT, SIGTERM, SIGHUP] {
         let again = (sig != SIGHUP).then(|| cut.clone()); // a terminal gone twice: no hurry
         lp.add_signal_handler(sig, stop_all(server.clone(), handles.clone(), again))?;
+        // Closing the loop puts the signal's default action back; a third Ctrl-C then
+        // would end the process before it says its last line and exits with its code.
+        stage5::hold_signal(sig)?;
     }
     if let Some(count) = config.with_producer {
         producer_consumer::start(&lp, count)?;

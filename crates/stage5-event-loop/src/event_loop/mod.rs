@@ -115,9 +115,12 @@ impl fmt::Display for Level {
 pub type Logger = Rc<dyn Fn(&EventLoop, Level, &str)>;
 
 /// The default logger: `ERROR:asyncio:message` on standard error, as Python's logging
-/// prints it by default.
+/// prints it by default. Through [`scaffold::warn!`], never `eprintln!`: the loop never
+/// blocks on its own output, and a standard error nobody reads (a full pipe) would stop it
+/// at the next error it logs. A line that does not fit is dropped and counted; the count
+/// is told when the program ends.
 fn log_to_stderr(_: &EventLoop, level: Level, message: &str) {
-    eprintln!("{level}:asyncio:{message}");
+    scaffold::warn!("{level}:asyncio:{message}");
 }
 
 /// The event loop. Cloning gives another handle to the same loop (an `Rc`), which is how

@@ -12,7 +12,8 @@
 //! run it twice; the OS itself merges pending signals the same way); signal-hook cannot uninstall its process-wide handler, so
 //! removing the last handler of a signal makes an action emulate the default disposition
 //! instead (a `SIGINT` then terminates the process, as asyncio's restored
-//! `default_int_handler` raises `KeyboardInterrupt`). `SIGKILL` and `SIGSTOP` cannot be
+//! `default_int_handler` raises `KeyboardInterrupt`), unless [`hold_signal`] was called
+//! for it: then it is ignored. `SIGKILL` and `SIGSTOP` cannot be
 //! caught; signal-hook also refuses `SIGILL`, `SIGFPE` and `SIGSEGV`; real-time signals
 //! are not supported.
 //!
@@ -20,7 +21,7 @@
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::signal_table::check_signal;
+use crate::parts::signal_table::{check_signal, hold};
 
 // ANCHOR: add_signal_handler
 impl EventLoop {
@@ -56,3 +57,17 @@ impl EventLoop {
         Ok(self.uninstall_signal_handler(sig))
     }
 }
+
+// ANCHOR: hold_signal
+/// Keep `sig` from ending the process for the rest of its life: once no loop handles it
+/// (the last one closed, which puts the default action back as asyncio's `close` does), a
+/// `sig` that arrives is ignored. For a program that must write its last lines and exit
+/// with its own code after its loop has closed: a third Ctrl-C must not end a server that
+/// the second one is already stopping. Call it while a loop handles `sig`, so that there
+/// is no moment in between. asyncio has no such call; a Python program would set
+/// `signal.SIG_IGN` itself once its loop had closed.
+pub fn hold_signal(sig: i32) -> Result<(), Error> {
+    check_signal(sig)?;
+    hold(sig)
+}
+// ANCHOR_END: hold_signal

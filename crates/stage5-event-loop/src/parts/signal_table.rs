@@ -80,6 +80,22 @@ pub fn check_signal(sig: i32) -> Result<(), Error> {
     Ok(())
 }
 
+/// Count `sig` as handled until the process exits, as if by a loop that never closes: once
+/// no loop handles it, the OS-level action ignores it instead of emulating its default.
+/// The caller checked `sig` ([`check_signal`]).
+pub fn hold(sig: i32) -> Result<(), Error> {
+    let mut defaults = defaults();
+    if let Some((users, default)) = defaults.get_mut(&sig) {
+        *users += 1; // never taken back
+        default.store(false, Ordering::SeqCst);
+    } else {
+        let default = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register_conditional_default(sig, default.clone())?;
+        defaults.insert(sig, (1, default));
+    }
+    Ok(())
+}
+
 impl<L> SignalTable<L> {
     // ANCHOR: add
     /// Handle `sig` with `handle`: a handler already there is replaced (and returned);

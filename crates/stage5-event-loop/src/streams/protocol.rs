@@ -58,6 +58,22 @@ impl StreamReaderProtocol {
     }
 }
 
+// ANCHOR: del
+impl Drop for StreamReaderProtocol {
+    /// asyncio's `StreamReaderProtocol.__del__`: a connection lost with an error (a reset)
+    /// completed `wait_closed`'s future with it, and a handler that saw the error in its
+    /// own `read` never waits there. A reset is how a connection ends, not an exception
+    /// nobody looked at: the future's is marked as seen, so its drop reports nothing.
+    fn drop(&mut self) {
+        let closed = self.drain.closed();
+        if closed.done() && !closed.cancelled() {
+            // Looked at only to be marked as seen: whoever awaits `wait_closed` gets it.
+            drop(closed.exception());
+        }
+    }
+}
+// ANCHOR_END: del
+
 impl Protocol for StreamReaderProtocol {
     fn connection_made(&self, transport: &Transport) {
         self.reader.set_transport(transport.clone());

@@ -43,6 +43,12 @@ pub fn serve_api(loops: usize, grace: f64, api: Api) {
 /// [`serve_api`] with `options` (`--record`, say), finished as the example's `main`
 /// finishes them once the loops have stopped.
 pub fn serve_with(options: Options, loops: usize, grace: f64, api: Api) {
+    serve_then(options, loops, grace, api, || {});
+}
+
+/// [`serve_with`], with `then` run as soon as `loops::run` has returned (loop 0 closed),
+/// before anything else: a signal raised there, say.
+pub fn serve_then(options: Options, loops: usize, grace: f64, api: Api, then: impl FnOnce()) {
     let clock = options.install();
     let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let listener: TcpListener = Settings::listen(any_port, loops).unwrap();
@@ -57,6 +63,7 @@ pub fn serve_with(options: Options, loops: usize, grace: f64, api: Api) {
         with_producer: None,
     };
     let outcome = loops::run(clock, options.clone(), listener, &config);
+    then();
     options.finish();
     let summaries = outcome.unwrap_or_else(|error| scaffold::cli::exit_with_error(error));
     let total = summaries.iter().fold(Summary::default(), |t, s| Summary {
