@@ -85,3 +85,7 @@ pub mod ch7;
 #[cfg(all(doc, not(doctest)))]
 #[cfg_attr(feature = "solutions", path = "solutions/ch8.rs")]
 pub mod ch8;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch9.rs")]
+pub mod ch9;
