@@ -1,9 +1,9 @@
-//! The catalog of the book's exercises (book introduction, "Exercises"; no seed section: the
-//! seeds have no exercises). One row per exercise, in the order a reader meets them: its
-//! number and title as its box in the book gives them, the section the box is in, the file
-//! and item to edit, the test that says it is done, and a hint. The runner
-//! (`cargo run -p exercises`) reads nothing else, and `tests/catalog.rs` checks every row
-//! against the files it names, the tests and the book.
+//! The catalog of the book's exercises (book introduction, "Exercises"; no public source:
+//! the project's own). One row per exercise, in the order a reader meets them: its number
+//! and title as its box in the book gives them, the section the box is in, the file and
+//! item to edit, the test that says it is done, and a hint. The runner (`cargo run -p
+//! exercises`) reads nothing else, and `tests/catalog.rs` checks every row against the
+//! files it names, the tests and the book.
 //!
 //! Adding an exercise is one row here, at its place in reading order, beside its stub,
 //! solution, test and box (CONTRIBUTING.md, "Adding an exercise"). A row for an exercise

@@ -1,5 +1,5 @@
 //! How the runner runs an exercise: `cargo test` of its test, as a learner would type it
-//! (book introduction, "Exercises"; no seed section). One exercise is
+//! (book introduction, "Exercises"; the project's own). One exercise is
 //!
 //! ```text
 //! cargo test -p exercises --test ch1 -- --ignored --exact ex1_1_a_due_timer_runs_between_chunks

@@ -1,4 +1,4 @@
-//! The runner's command line (book introduction, "Exercises"; no seed section: the runner
+//! The runner's command line (book introduction, "Exercises"; the project's own: the runner
 //! is this project's own tool). Parsed with `lexopt`, as the examples' flags are; an
 //! exercise is named by its number in the book (`1.1`) and looked up in the catalog here,
 //! so that every command gets an exercise that exists.
