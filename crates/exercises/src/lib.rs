@@ -4,8 +4,8 @@
 //! "Exercises"](../../../docs/book/introduction.html)). An exercise is a function or type
 //! in `src/chN.rs` that is not finished yet (a *stub*: it compiles, and does the wrong
 //! thing, often the chapter's warning made real) and a test in `tests/chN.rs` that fails
-//! until it is finished. The last of each chapter, its "Build it" box, is bigger: the
-//! chapter's core, written from a skeleton in `src/build/chN.rs`, whose test in
+//! until it is finished. The last of each of chapters 1 to 8, its "Build it" box, is
+//! bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test in
 //! `tests/build_chN.rs` compares its run with the stage's own ([`build`]). The runner runs
 //! them all in the book's order:
 //!
@@ -38,13 +38,14 @@
 //! CI checks both ways round: every exercise test fails on the stubs as shipped, and passes
 //! on the solutions (`scripts/check-exercises.sh`).
 //!
-//! Chapters 5 to 7 share one crate, stage 5's event loop, and their exercises use only its
-//! public API. Adding an exercise: a stub in `src/chN.rs`, its solution in
-//! `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs` named
-//! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
-//! counts (never by a clock), a "Try it" box in chapter N, and its row in [`catalog`]
-//! (CONTRIBUTING.md, "Adding an exercise"); a "Build it" exercise is the same in
-//! `src/build/` and `tests/build_chN.rs`, with a "Build it" box.
+//! Chapters 5 to 9 share one crate, stage 5's event loop, and their exercises use only its
+//! public API (chapter 9's need no Python: a Rust closure plays a Python callback). Adding
+//! an exercise: a stub in `src/chN.rs`, its solution in `src/solutions/chN.rs` (the same
+//! items, finished), a test in `tests/chN.rs` named `exN_M_what_it_checks` and marked
+//! `#[ignore = "exercise N.M: ..."]`, bounded in time by counts (never by a clock), a "Try
+//! it" box in chapter N, and its row in [`catalog`] (CONTRIBUTING.md, "Adding an
+//! exercise"); a "Build it" exercise is the same in `src/build/` and `tests/build_chN.rs`,
+//! with a "Build it" box.
 
 pub mod build;
 pub mod catalog;
