@@ -17,6 +17,8 @@
 #     `SUITE: P passed, F failed, S skipped, H hung of N`, then every test that did not pass;
 #   - conformance/same_program.py: small asyncio programs on CPython's loop and on ours,
 #     outputs compared line by line.
+#   - conformance/handles.py: the handles chapter 9's countdown gives each loop, recorded,
+#     against the committed record the book's picture replays (handles/countdown.txt).
 # Exits non-zero if a test fails that is not in conformance/expected-failures.txt, or a
 # program's output differs without a documented reason. Skips (exit 0) where the Python
 # is not 3.11 or has no test.test_asyncio package: the tests are that version's.
@@ -68,4 +70,19 @@ fi
 "$venv/bin/python" crates/stage5-python/conformance/own_tests.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1
+# Chapter 9's picture replays the handles asyncio's loop ran for one program: on both loops
+# the program must give the committed record (its first line, which names the loop, aside).
+record=crates/stage5-python/conformance/handles/countdown.txt
+for loop in asyncio scratchloop; do
+    args=()
+    [ "$loop" = scratchloop ] && args=(--loop scratchloop)
+    if "$venv/bin/python" crates/stage5-python/conformance/handles.py "${args[@]}" \
+        crates/stage5-python/conformance/programs/countdown.py | tail -n +2 |
+        diff - <(tail -n +2 "$record") >/dev/null; then
+        echo "handles: countdown.py on $loop gives $record"
+    else
+        echo "FAILED: countdown.py's handles on $loop differ from $record"
+        status=1
+    fi
+done
 exit $status

@@ -1,5 +1,6 @@
 //! The rules ARCHITECTURE.md promises, checked: every source file of a stage or of the
-//! scaffold names its book chapter and its public source (none cites unpublished notes); no source file is over 300 lines
+//! scaffold names its book chapter and its public source, and no file under `crates/` (nor
+//! ARCHITECTURE.md) cites unpublished notes; no source file is over 300 lines
 //! without saying why; each stage depends only on earlier stages; stage 5's modules import
 //! only downward, layer by layer, and folder by folder (imports only: a method call is not
 //! an import); every anchor in the code is included somewhere in the book; ARCHITECTURE.md's
@@ -56,6 +57,35 @@ fn every_stage_source_file_names_its_chapter_and_public_source() {
     assert!(
         offenders.is_empty(),
         "their //! doc must name the book chapter and the public source (Beazley's talk, asyncio, or say there is none), and cite no unpublished notes: {offenders:#?}"
+    );
+}
+
+#[test]
+fn no_file_cites_the_unpublished_notes() {
+    // Beyond the stages' module docs: every line of every source file under `crates/`
+    // (the exercises, the examples, scratchloop's Python) and ARCHITECTURE.md. A reader
+    // can open the talk and asyncio's files, never the notes the project was planned from.
+    let crates = root().join("crates");
+    let mut sources: Vec<PathBuf> = ["rs", "py"]
+        .iter()
+        .flat_map(|ext| files(&crates, ext))
+        .collect();
+    sources.push(root().join("ARCHITECTURE.md"));
+    let mut offenders = Vec::new();
+    for file in sources {
+        let text = fs::read_to_string(&file).unwrap().to_lowercase();
+        for (n, line) in text.lines().enumerate() {
+            if ["seed 0", "seeds 0", "working notes"]
+                .iter()
+                .any(|s| line.contains(s))
+            {
+                offenders.push(format!("{}:{}", rel(&file), n + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "cite Beazley's talk or asyncio's files (CPython v3.11.7), not the project's notes: {offenders:#?}"
     );
 }
 

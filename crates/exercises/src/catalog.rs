@@ -1,9 +1,9 @@
-//! The catalog of the book's exercises (book introduction, "Exercises"; no seed section: the
-//! seeds have no exercises). One row per exercise, in the order a reader meets them: its
-//! number and title as its box in the book gives them, the section the box is in, the file
-//! and item to edit, the test that says it is done, and a hint. The runner
-//! (`cargo run -p exercises`) reads nothing else, and `tests/catalog.rs` checks every row
-//! against the files it names, the tests and the book.
+//! The catalog of the book's exercises (book introduction, "Exercises"; no public source:
+//! the project's own). One row per exercise, in the order a reader meets them: its number
+//! and title as its box in the book gives them, the section the box is in, the file and
+//! item to edit, the test that says it is done, and a hint. The runner (`cargo run -p
+//! exercises`) reads nothing else, and `tests/catalog.rs` checks every row against the
+//! files it names, the tests and the book.
 //!
 //! Adding an exercise is one row here, at its place in reading order, beside its stub,
 //! solution, test and box (CONTRIBUTING.md, "Adding an exercise"). A row for an exercise
@@ -107,6 +107,12 @@ pub const CH8: Chapter = Chapter {
     number: 8,
     title: "Stage 5: Transports, protocols and streams",
     file: "ch08-transports.md",
+};
+/// Chapter 9.
+pub const CH9: Chapter = Chapter {
+    number: 9,
+    title: "Your loop runs asyncio",
+    file: "ch09-asyncio-on-our-loop.md",
 };
 
 /// Every exercise, in the order the book asks for them.
@@ -256,4 +262,12 @@ pub const CATALOG: &[Exercise] = &[
                is added when the buffer stops being empty and removes itself when it is empty again. \
                Compare the size with a mark after each change, and let `paused` make each call happen \
                once; drop the buffer's borrow before calling the protocol." },
+    Exercise { id: "9.1", title: "a callback's exception, sorted", chapter: &CH9, section: "How a Python callback becomes a Rust handle",
+        file: "src/ch9.rs", item: "failed", binary: "ch9", test: "ex9_1_only_system_exit_and_keyboard_interrupt_leave_run_forever",
+        hint: "`Handle._run` names two classes to let go up, not one class to catch. Which variants \
+               of `Raised` are those two? Everything else, `Exception` or not, is the handler's." },
+    Exercise { id: "9.2", title: "`call_soon_threadsafe`'s order", chapter: &CH9, section: "Other threads and the self-pipe",
+        file: "src/ch9.rs", item: "call_soon", binary: "ch9", test: "ex9_2_a_threadsafe_call_made_first_runs_first",
+        hint: "The other thread's callback is already in stage 5's remote queue, waiting for step 3. \
+               Stage 5 has a public method that moves that queue into the ready queue now." },
 ];

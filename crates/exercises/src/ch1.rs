@@ -1,6 +1,6 @@
-//! Chapter 1's exercises (book chapter 1; seed 003, sections 2 and 3). Each item below is
-//! a stub that compiles and does the wrong thing; `tests/ch1.rs` says what the right thing
-//! is. Run one with `cargo run -p exercises -- run 1.1`.
+//! Chapter 1's exercises (book chapter 1; Beazley's talk, its callback scheduler and
+//! queue). Each item below is a stub that compiles and does the wrong thing; `tests/ch1.rs`
+//! says what the right thing is. Run one with `cargo run -p exercises -- run 1.1`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -72,7 +72,7 @@ impl<T: 'static> CallbackQueue<T> {
 
     /// Call `callback` with the next item, now if there is one, or when one is put.
     ///
-    /// As shipped, this is the seed's `get`: it sees an item and schedules a callback that
+    /// As shipped, this is the talk's `get`: it sees an item and schedules a callback that
     /// pops it *later*. Two consumers asking while one item waits both schedule a pop, and
     /// the second finds the deque empty.
     pub fn get(&self, s: &Scheduler, callback: impl FnOnce(&Scheduler, T) + 'static) {

@@ -1,6 +1,6 @@
-//! Chapter 2's exercises (book chapter 2; seed 003, section 4). Each item below is a stub
-//! that compiles and does the wrong thing; `tests/ch2.rs` says what the right thing is.
-//! Run one with `cargo run -p exercises -- run 2.1`.
+//! Chapter 2's exercises (book chapter 2; Beazley's talk, its generators). Each item below
+//! is a stub that compiles and does the wrong thing; `tests/ch2.rs` says what the right
+//! thing is. Run one with `cargo run -p exercises -- run 2.1`.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -13,7 +13,7 @@ use stage2::generator::{Generator, GeneratorState};
 use stage2::runtime::{self, Suspended};
 use stage2::switch;
 
-/// Exercise 2.1: `squares(n)` as a generator by hand. The seed would write
+/// Exercise 2.1: `squares(n)` as a generator by hand. The talk would write
 /// `for i in range(1, n + 1): print('Square', i * i); yield`.
 ///
 /// As shipped, it has no state for the pause, and finishes without printing anything. Add
@@ -126,7 +126,7 @@ impl<T> Mailbox<T> {
 
     /// Close the mailbox: every waiting consumer must be woken, to find it closed.
     ///
-    /// As shipped, this is the seed's `close`: it wakes the first waiter only.
+    /// As shipped, it wakes the first waiter only.
     pub fn close(&self) {
         let mut state = self.state.borrow_mut();
         state.closed = true;

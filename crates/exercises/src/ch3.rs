@@ -1,6 +1,6 @@
-//! Chapter 3's exercises (book chapter 3; seed 003, section 5). Each item below is a stub
-//! that compiles and does the wrong thing; `tests/ch3.rs` says what the right thing is.
-//! Run one with `cargo run -p exercises -- run 3.1`.
+//! Chapter 3's exercises (book chapter 3; Beazley's talk, its `Task`). Each item below is a
+//! stub that compiles and does the wrong thing; `tests/ch3.rs` says what the right thing
+//! is. Run one with `cargo run -p exercises -- run 3.1`.
 
 use std::cell::RefCell;
 use std::future::Future;

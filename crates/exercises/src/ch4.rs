@@ -1,6 +1,6 @@
-//! Chapter 4's exercises (book chapter 4; seed 003, section 6). Each item below is a stub
-//! that compiles and does the wrong thing; `tests/ch4.rs` says what the right thing is.
-//! Run one with `cargo run -p exercises -- run 4.1`.
+//! Chapter 4's exercises (book chapter 4; Beazley's talk, its `select()`). Each item below
+//! is a stub that compiles and does the wrong thing; `tests/ch4.rs` says what the right
+//! thing is. Run one with `cargo run -p exercises -- run 4.1`.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -23,7 +23,7 @@ pub fn select_timeout(
 
 /// Exercise 4.2: is a timer with this deadline due at `now`? The loop below asks.
 ///
-/// As shipped, this is the seed's test, `now > deadline`.
+/// As shipped, this is the talk's test, `now > deadline`.
 pub fn is_due(deadline: Duration, now: Duration) -> bool {
     deadline < now
 }
@@ -64,7 +64,7 @@ pub fn run_timers(deadlines: &[Duration], max_turns: usize) -> Result<Vec<Durati
 /// Exercise 4.3: write all of `data`. `write` may take only part of it (a full socket
 /// buffer), be interrupted by a signal, or take nothing at all (the peer is gone).
 ///
-/// As shipped, this is the seed's `send`: one `write`, whatever it took.
+/// As shipped, this is the talk's `send`: one `write`, whatever it took.
 pub fn sendall(out: &mut impl Write, data: &[u8]) -> io::Result<()> {
     out.write(data).map(drop) // the count is the lost information
 }

@@ -1,8 +1,7 @@
-//! Chapter 5's exercises (book chapter 5, the event loop; seed 001's section on
-//! `_run_once`, the core scheduling function, and seed 002's on recursive registration).
-//! Each item below is a stub that compiles and does the wrong thing; `tests/ch5.rs` says
-//! what the right thing is. They use stage 5's public API only. Run one with
-//! `cargo run -p exercises -- run 5.1`.
+//! Chapter 5's exercises (book chapter 5, the event loop; asyncio's `base_events.py`:
+//! `_run_once`, and a callback that schedules itself). Each item below is a stub that
+//! compiles and does the wrong thing; `tests/ch5.rs` says what the right thing is. They use
+//! stage 5's public API only. Run one with `cargo run -p exercises -- run 5.1`.
 //!
 //! What changed since chapter 4's exercises: the scheduler is asyncio's loop, which runs a
 //! fixed batch per iteration, so the questions are about iterations and handles.

@@ -1,9 +1,8 @@
-//! Chapter 6's exercises (book chapter 6, futures and tasks; seed 001's section on how a
-//! Task drives itself, and asyncio's `locks.py` and `tasks.py`, which the seeds lean on).
-//! Each item below is a stub that compiles and does the wrong thing; `tests/ch6.rs` says
-//! what the right thing is. They use stage 5's public API only: futures, done callbacks and
-//! tasks are enough to build asyncio's other tools. Run one with
-//! `cargo run -p exercises -- run 6.1`.
+//! Chapter 6's exercises (book chapter 6, futures and tasks; asyncio's `futures.py`,
+//! `tasks.py`, how a Task drives itself, and `locks.py`). Each item below is a stub that
+//! compiles and does the wrong thing; `tests/ch6.rs` says what the right thing is. They use
+//! stage 5's public API only: futures, done callbacks and tasks are enough to build
+//! asyncio's other tools. Run one with `cargo run -p exercises -- run 6.1`.
 //!
 //! What changed since chapter 5's exercises: everything that waits is a future now.
 

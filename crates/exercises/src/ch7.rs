@@ -1,8 +1,8 @@
-//! Chapter 7's exercises (book chapter 7, I/O, threads and signals; seed 000's sections on
-//! registering I/O callbacks and on adding tasks, and asyncio's `selector_events.py`). Each
-//! item below is a stub that compiles and does the wrong thing; `tests/ch7.rs` says what
-//! the right thing is. They use stage 5's public API only, on Unix socket pairs (no
-//! network). Run one with `cargo run -p exercises -- run 7.1`.
+//! Chapter 7's exercises (book chapter 7, I/O, threads and signals; asyncio's
+//! `selector_events.py`: `add_reader`, `add_writer`, the self-pipe). Each item below is a
+//! stub that compiles and does the wrong thing; `tests/ch7.rs` says what the right thing
+//! is. They use stage 5's public API only, on Unix socket pairs (no network). Run one with
+//! `cargo run -p exercises -- run 7.1`.
 //!
 //! What changed since chapter 6's exercises: the loop now waits for the outside world, a
 //! socket or another thread, and the exercises meet it through readers, writers and wakers.

@@ -1,6 +1,6 @@
-//! What the exercise tests compare with (book introduction, "Exercises"; no seed section):
-//! [`assert_yours!`](crate::assert_yours), an `assert_eq!` that says which side is what
-//! your code did and which is what was expected, as the "Build it" tests'
+//! What the exercise tests compare with (book introduction, "Exercises"; the project's
+//! own): [`assert_yours!`](crate::assert_yours), an `assert_eq!` that says which side is
+//! what your code did and which is what was expected, as the "Build it" tests'
 //! [`assert_same_run`](crate::build::assert_same_run) does, instead of `left` and `right`.
 
 use std::fmt::{self, Debug};

@@ -1,13 +1,13 @@
 //! # The book's exercises
 //!
-//! Each chapter's "Try it" and "Build it" boxes point here (book
-//! [introduction, "Exercises"](../../../docs/book/introduction.html)). An exercise is a
-//! function or type in `src/chN.rs` that is not finished yet (a *stub*: it compiles,
-//! and does the wrong thing, often the seed's own mistake) and a test in `tests/chN.rs`
-//! that fails until it is finished. The last of each chapter, its "Build it" box, is
-//! bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test
-//! in `tests/build_chN.rs` compares its run with the stage's own ([`build`]). The runner
-//! runs them all in the book's order:
+//! Each chapter's "Try it" and "Build it" boxes point here (book [introduction,
+//! "Exercises"](../../../docs/book/introduction.html)). An exercise is a function or type
+//! in `src/chN.rs` that is not finished yet (a *stub*: it compiles, and does the wrong
+//! thing, often the chapter's warning made real) and a test in `tests/chN.rs` that fails
+//! until it is finished. The last of each of chapters 1 to 8, its "Build it" box, is
+//! bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test in
+//! `tests/build_chN.rs` compares its run with the stage's own ([`build`]). The runner runs
+//! them all in the book's order:
 //!
 //! ```text
 //! cargo run -p exercises                  # the first exercise not done yet, and how far you are
@@ -20,12 +20,12 @@
 //!
 //! Edit the file it names until it says the exercise is done. Each test binary compiles its
 //! chapter's stub into itself, and is built only when it is named: the runner (built
-//! without any stub) and `cargo test --workspace` stay whole whatever state your code is in,
-//! and a stub that does not compile is told as its exercise's outcome, the others still
-//! run. The tests are `#[ignore]`d too, and the runner runs them for you:
-//! `cargo test -p exercises --test ch1 -- --ignored ex1_1` is still the same test, with the
-//! harness's own output. [`catalog`] lists every exercise, in reading order;
-//! [`assert_yours!`] is what their tests compare with.
+//! without any stub) and `cargo test --workspace` stay whole whatever state your code is
+//! in, and a stub that does not compile is told as its exercise's outcome, the others still
+//! run. The tests are `#[ignore]`d too, and the runner runs them for you: `cargo test -p
+//! exercises --test ch1 -- --ignored ex1_1` is still the same test, with the harness's own
+//! output. [`catalog`] lists every exercise, in reading order; [`assert_yours!`] is what
+//! their tests compare with.
 //!
 //! A reference solution of every exercise is in `src/solutions/`, compiled instead of the
 //! stubs with the `solutions` feature:
@@ -38,13 +38,14 @@
 //! CI checks both ways round: every exercise test fails on the stubs as shipped, and passes
 //! on the solutions (`scripts/check-exercises.sh`).
 //!
-//! Chapters 5 to 7 share one crate, stage 5's event loop, and their exercises use only its
-//! public API. Adding an exercise: a stub in `src/chN.rs`, its solution in
-//! `src/solutions/chN.rs` (the same items, finished), a test in `tests/chN.rs` named
-//! `exN_M_what_it_checks` and marked `#[ignore = "exercise N.M: ..."]`, bounded in time by
-//! counts (never by a clock), a "Try it" box in chapter N, and its row in [`catalog`]
-//! (CONTRIBUTING.md, "Adding an exercise"); a "Build it" exercise is the same in
-//! `src/build/` and `tests/build_chN.rs`, with a "Build it" box.
+//! Chapters 5 to 9 share one crate, stage 5's event loop, and their exercises use only its
+//! public API (chapter 9's need no Python: a Rust closure plays a Python callback). Adding
+//! an exercise: a stub in `src/chN.rs`, its solution in `src/solutions/chN.rs` (the same
+//! items, finished), a test in `tests/chN.rs` named `exN_M_what_it_checks` and marked
+//! `#[ignore = "exercise N.M: ..."]`, bounded in time by counts (never by a clock), a "Try
+//! it" box in chapter N, and its row in [`catalog`] (CONTRIBUTING.md, "Adding an
+//! exercise"); a "Build it" exercise is the same in `src/build/` and `tests/build_chN.rs`,
+//! with a "Build it" box.
 
 pub mod build;
 pub mod catalog;
@@ -85,3 +86,7 @@ pub mod ch7;
 #[cfg(all(doc, not(doctest)))]
 #[cfg_attr(feature = "solutions", path = "solutions/ch8.rs")]
 pub mod ch8;
+
+#[cfg(all(doc, not(doctest)))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch9.rs")]
+pub mod ch9;

@@ -1,4 +1,4 @@
-//! The catalog against what it names (book introduction, "Exercises"; no seed section):
+//! The catalog against what it names (book introduction, "Exercises"; the project's own):
 //! every `#[ignore = "exercise N.M: ..."]` test is a row and every row's test is there;
 //! every file and item a row names exists, in the stub and in the solution; every section
 //! is a heading of its chapter and holds the exercise's box; and every box in the chapters

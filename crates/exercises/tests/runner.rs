@@ -1,4 +1,4 @@
-//! The runner as a learner runs it (book introduction, "Exercises"; no seed section): the
+//! The runner as a learner runs it (book introduction, "Exercises"; the project's own): the
 //! binary itself, which runs the exercises' tests with `cargo test`.
 //!
 //! Never on the live files, which are the learner's: each test runs the runner on a copy
@@ -12,14 +12,15 @@
 //!
 //! The runner's `cargo test` runs in a target directory of its own inside this one's
 //! (`target/tmp/runner/target`): the runner's cargo inherits its environment, and each run
-//! here sets `CARGO_TARGET_DIR`. In this one's, it would wait for the build directory's lock
-//! if the `cargo test` running these tests held it while they run (cargo 1.95 does not, but
-//! that is cargo's business, not a promise, and a wait there would be for ever). The first
-//! build there compiles the five stages once more (28 s on this project's 2 cores; later
-//! runs reuse it, and every copy shares them), without debug information
-//! (`CARGO_PROFILE_DEV_DEBUG=false`: a third of the size, and quicker), which the runner does
-//! not need: a panic's message and place are there without it. A copy is written file by
-//! file, and only where a file differs, so that cargo sees what changed and nothing else.
+//! here sets `CARGO_TARGET_DIR`. In this one's, it would wait for the build directory's
+//! lock if the `cargo test` running these tests held it while they run (cargo 1.95 does
+//! not, but that is cargo's business, not a promise, and a wait there would be for ever).
+//! The first build there compiles the five stages once more (28 s on this project's 2
+//! cores; later runs reuse it, and every copy shares them), without debug information
+//! (`CARGO_PROFILE_DEV_DEBUG=false`: a third of the size, and quicker), which the runner
+//! does not need: a panic's message and place are there without it. A copy is written file
+//! by file, and only where a file differs, so that cargo sees what changed and nothing
+//! else.
 //!
 //! Built without the `solutions` feature, the runner runs each copy's exercise files;
 //! built with it (`cargo test -p exercises --features solutions --test runner`, as

@@ -1,6 +1,6 @@
 //! # echo_server (stage 5): asyncio's socket operations on the event loop
 //!
-//! Seed 003's echo server once more, written as asyncio writes it with the loop's socket
+//! The talk's echo server once more, written as asyncio writes it with the loop's socket
 //! operations: [`EventLoop::start_serving`] accepts connections (up to a backlog's worth
 //! per readiness event), and each connection is a task that awaits `sock_recv` and
 //! `sock_sendall`. Replies `Got:` + data (`--plain`: the bytes unchanged); prints
@@ -26,7 +26,7 @@
 //!
 //! `--loops N` runs N event loops on N threads, each accepting on the same port
 //! (`SO_REUSEPORT`): `echo_server/loops.rs`, and the book's "Beyond one core".
-//! `--with-producer N` runs the seed's producer and consumer beside the server.
+//! `--with-producer N` runs the talk's producer and consumer beside the server.
 //!
 //! ```text
 //! cargo run -p stage5 --example echo_server -- --timestamps

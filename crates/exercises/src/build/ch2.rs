@@ -1,14 +1,14 @@
 //! Build it 2.4: a round robin of generators that sleep (book chapter 2, "Generators by
-//! hand", "The scheduler" and "A non-blocking sleep"; seed 003, sections 4.1.1 and 4.1.3:
-//! the scheduler that resumes each generator in turn, then the `sleep` that parks it in the
-//! heap instead of blocking). A build-it exercise: the skeleton below is given, and you
-//! write [`Scheduler::run`]. `tests/build_ch2.rs` runs the same tasks on your scheduler, as
+//! hand", "The scheduler" and "A non-blocking sleep"; Beazley's talk: the scheduler that
+//! resumes each generator in turn, then the `sleep` that parks it in the heap instead of
+//! blocking). A build-it exercise: the skeleton below is given, and you write
+//! [`Scheduler::run`]. `tests/build_ch2.rs` runs the same tasks on your scheduler, as
 //! generators by hand, and on stage 2's, as `async` blocks, both on the virtual clock, and
 //! compares what ran when.
 //!
-//! A generator here says *why* it paused: [`Yield::Switch`] is the seed's bare `yield` (run
+//! A generator here says *why* it paused: [`Yield::Switch`] is the talk's bare `yield` (run
 //! me again after the others), [`Yield::Sleep`] is its `await sleep(delay)` (run me again
-//! once `delay` has passed), [`Yield::Done`] is the end (`StopIteration`). Where the seed's
+//! once `delay` has passed), [`Yield::Done`] is the end (`StopIteration`). Where the talk's
 //! coroutine leaves itself in the scheduler's `current` slot or takes itself out, a
 //! generator by hand simply returns its request, and the scheduler acts on it.
 
@@ -103,7 +103,7 @@ impl Scheduler {
         self.clock.now()
     }
 
-    /// Add a task, ready to run (the seed's `new_task`).
+    /// Add a task, ready to run (the talk's `new_task`).
     pub fn new_task(&mut self, task: impl Generator + 'static) {
         self.ready.push_back(Box::new(task));
     }

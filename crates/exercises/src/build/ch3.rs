@@ -1,12 +1,12 @@
 //! Build it 3.3: a coroutine wrapped as a callback (book chapter 3, "The Task" and "Sleep
-//! is `call_later`"; seed 003, section 5: the `Task` whose `__call__` sends the coroutine
-//! `None`, on the callback scheduler of section 2). A build-it exercise: the skeleton below
-//! is given, and you write [`Task::step`]. `tests/build_ch3.rs` runs tasks and plain
-//! callbacks together on stage 1's scheduler, once with your `Task` and once with stage
-//! 3's, on the virtual clock, and compares what ran when.
+//! is `call_later`"; Beazley's talk: the `Task` whose `__call__` sends the coroutine
+//! `None`, on the callback scheduler). A build-it exercise: the skeleton below is given,
+//! and you write [`Task::step`]. `tests/build_ch3.rs` runs tasks and plain callbacks
+//! together on stage 1's scheduler, once with your `Task` and once with stage 3's, on the
+//! virtual clock, and compares what ran when.
 //!
 //! The scheduler is stage 1's, unchanged: it runs callbacks and knows nothing of
-//! coroutines. A task is a callback that polls its coroutine once. The seed's
+//! coroutines. A task is a callback that polls its coroutine once. The talk's
 //! `sched.current` is the thread-local slot below ([`set_current`], [`take_current`]): the
 //! task fills it before it polls, and a coroutine that goes to sleep empties it ([`sleep`]
 //! hands the task to `call_later`), so a task still current after its poll only switched,
@@ -19,18 +19,18 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use stage1::Scheduler;
-/// The pause of one turn: stage 2's, as the seed's `switch()` (`Pending` once).
+/// The pause of one turn: stage 2's, as the talk's `switch()` (`Pending` once).
 pub use stage2::switch;
 
 /// A coroutine as a task holds it: a future of `()`, boxed and pinned.
 pub type Coroutine = Pin<Box<dyn Future<Output = ()>>>;
 
 thread_local! {
-    /// The seed's `sched.current`: the task whose coroutine is being polled.
+    /// The talk's `sched.current`: the task whose coroutine is being polled.
     static CURRENT: RefCell<Option<Rc<Task>>> = const { RefCell::new(None) };
 }
 
-/// Make `task` the current one (the seed's `sched.current = self`).
+/// Make `task` the current one (the talk's `sched.current = self`).
 pub fn set_current(task: Rc<Task>) {
     CURRENT.with(|current| *current.borrow_mut() = Some(task));
 }
@@ -48,7 +48,7 @@ pub struct Task {
     scheduler: Scheduler,
 }
 
-/// Wrap `coroutine` in a task and schedule its first step with `call_soon` (the seed's
+/// Wrap `coroutine` in a task and schedule its first step with `call_soon` (the talk's
 /// `new_task`).
 pub fn spawn(s: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc<Task> {
     let task = Rc::new(Task {
@@ -60,7 +60,7 @@ pub fn spawn(s: &Scheduler, coroutine: impl Future<Output = ()> + 'static) -> Rc
     task
 }
 
-/// Pause the running task for `delay` (the seed's `sched.sleep`): take it out of the
+/// Pause the running task for `delay` (the talk's `sched.sleep`): take it out of the
 /// `current` slot, have the scheduler call its step once `delay` has passed, and switch.
 pub async fn sleep(delay: Duration) {
     let task = take_current()

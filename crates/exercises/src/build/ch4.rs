@@ -1,11 +1,11 @@
-//! Build it 4.4: the run loop with `select` (book chapter 4, "The run loop with I/O"; seed
-//! 003, section 6: `Scheduler.run`, which sleeps in `select()` with a timeout that ends at
+//! Build it 4.4: the run loop with `select` (book chapter 4, "The run loop with I/O";
+//! Beazley's talk: `Scheduler.run`, which sleeps in `select()` with a timeout that ends at
 //! the next timer instead of in `time.sleep`). A build-it exercise: the skeleton below is
 //! given, and you write [`Scheduler::run`]. `tests/build_ch4.rs` runs a scripted exchange
 //! on a socket pair inside the process, with timers around it, on your scheduler and on
 //! stage 4's, both on the virtual clock, and compares what ran when.
 //!
-//! The skeleton is stage 1's scheduler plus the seed's two dicts of callbacks waiting for a
+//! The skeleton is stage 1's scheduler plus the talk's two dicts of callbacks waiting for a
 //! socket (one table here, by descriptor and direction) and a selector: stage 4's
 //! [`MioSelector`], whose waits are one-shot (a wait reported ready is gone). Its one
 //! awkward case, the virtual clock, is hidden in [`Scheduler::select`]: you compute the

@@ -1,9 +1,9 @@
 //! Build it 5.4: one iteration of asyncio's loop, `run_once`, in five steps (book chapter
-//! 5, "One iteration: `run_once`" and its five steps; seed 000, `_run_once`; seed 001, its
-//! three phases; seed 002, the four things it does each time). A build-it exercise: the
-//! skeleton below is given, and you write [`MiniLoop::run_once`]. `tests/build_ch5.rs` runs
-//! one program on your loop and on stage 5's `EventLoop`, both on the virtual clock, and
-//! compares what ran, in which iteration, at what time.
+//! 5, "One iteration: `run_once`" and its five steps; asyncio's `base_events.py`,
+//! `BaseEventLoop._run_once`). A build-it exercise: the skeleton below is given, and you
+//! write [`MiniLoop::run_once`]. `tests/build_ch5.rs` runs one program on your loop and on
+//! stage 5's `EventLoop`, both on the virtual clock, and compares what ran, in which
+//! iteration, at what time.
 //!
 //! The skeleton holds asyncio's `_ready` (a FIFO of handles) and `_scheduled` (stage 1's
 //! heap, by `(deadline, sequence)`), handles that can be cancelled, the clock, and the loop

@@ -1,10 +1,10 @@
-//! Build it 6.5: a future and its done callbacks (book chapter 6, "Futures"; seed 000's
-//! introduction to asyncio's futures and seed 001's section on how a Task drives itself: a
-//! task waits by adding a callback to a future, and completing the future schedules it). A
-//! build-it exercise: the skeleton below is given, and you write [`MiniFuture::set_result`]
-//! and [`MiniFuture::add_done_callback`]. `tests/build_ch6.rs` runs one program on stage
-//! 5's loop with your future and with stage 5's `Future`, on the virtual clock, and
-//! compares what ran, in which iteration, at what time.
+//! Build it 6.5: a future and its done callbacks (book chapter 6, "Futures"; asyncio's
+//! `futures.py`, `Future`, and `tasks.py`, how a Task drives itself: a task waits by adding
+//! a callback to a future, and completing the future schedules it). A build-it exercise:
+//! the skeleton below is given, and you write [`MiniFuture::set_result`] and
+//! [`MiniFuture::add_done_callback`]. `tests/build_ch6.rs` runs one program on stage 5's
+//! loop with your future and with stage 5's `Future`, on the virtual clock, and compares
+//! what ran, in which iteration, at what time.
 //!
 //! asyncio's rule, which the test checks: completing a future never *calls* its callbacks;
 //! it schedules each with `call_soon`, in the order they were added, so they run in a later

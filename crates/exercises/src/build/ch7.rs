@@ -1,6 +1,6 @@
 //! Build it 7.4: `sock_recv` as asyncio writes it, a reader plus a future (book chapter 7,
-//! "Readers and writers on a selector" and "Socket operations"; seeds 000 and 004, on
-//! registering I/O callbacks: `add_reader` files a handle under a descriptor, and asyncio's
+//! "Readers and writers on a selector" and "Socket operations"; asyncio's
+//! `selector_events.py`: `add_reader` files a handle under a descriptor, and asyncio's
 //! `sock_recv` tries the socket first and waits with a reader only if it would block). A
 //! build-it exercise: the skeleton below is given, and you write [`sock_recv`].
 //! `tests/build_ch7.rs` has a task receive from a socket pair inside the process, on stage

@@ -5,10 +5,10 @@
 //! skeleton is given (the state, the scheduling calls, the clock), and the learner writes
 //! the function that makes it run. The test then runs the same program on the learner's
 //! code and on the stage's own, on the virtual clock, and compares the two runs line by
-//! line: what ran, in what order, at what time. Each retraces its chapter's seed, as its
-//! file says: Beazley's stages in seed 003 for chapters 1 to 4, CPython's loop in seeds
-//! 000/004, 001 and 002 for chapters 5 to 7, and asyncio's own transports for
-//! chapter 8.
+//! line: what ran, in what order, at what time. Each retraces its chapter's public source,
+//! as its file says: Beazley's talk for chapters 1 to 4, CPython's asyncio
+//! (`base_events.py`, `futures.py`, `tasks.py`, `selector_events.py`) for chapters 5 to 7,
+//! and asyncio's own transports for chapter 8.
 //!
 //! They are exercises like the others, rows of the [`catalog`](crate::catalog) (which names
 //! each one's file, item and test), run by the runner in the book's order: a stub in

@@ -1,4 +1,4 @@
-//! The runner's command line (book introduction, "Exercises"; no seed section: the runner
+//! The runner's command line (book introduction, "Exercises"; the project's own: the runner
 //! is this project's own tool). Parsed with `lexopt`, as the examples' flags are; an
 //! exercise is named by its number in the book (`1.1`) and looked up in the catalog here,
 //! so that every command gets an exercise that exists.
@@ -132,7 +132,7 @@ mod tests {
         assert_eq!(
             error(&["run", "9.9"]),
             "no exercise `9.9`: an exercise is named by its chapter and its number in the \
-             chapter, from 1.1 to 8.3 (`list` shows them all)"
+             chapter, from 1.1 to 9.2 (`list` shows them all)"
         );
         assert_eq!(
             error(&["hint"]),

@@ -1,5 +1,5 @@
-//! The exercise runner, `cargo run -p exercises` (book introduction, "Exercises"; no seed
-//! section: a tool around the book's exercises, in the manner of rustlings). With no
+//! The exercise runner, `cargo run -p exercises` (book introduction, "Exercises"; the
+//! project's own: a tool around the book's exercises, in the manner of rustlings). With no
 //! command it runs the first exercise not done yet, in the book's order, and says what it
 //! is, where the book asks for it, what to edit, and what its test said; `list`, `run ID`,
 //! `hint ID`, `check` and `watch [ID]` do the rest (`--help`, [`cli::USAGE`]).

@@ -1,9 +1,9 @@
 //! What a run of `cargo test` says about each exercise, read from its output (book
-//! introduction, "Exercises"; no seed section). Pass or fail is the harness's own verdict,
-//! its `test NAME ... ok` or `... FAILED` line; a failure is told by the test's own panic
-//! message, cut out of the harness's noise: not "running 1 test", not the backtrace, not
-//! what the code under test printed around it (stage 5's "Task was destroyed but it is
-//! pending!" when a failed test drops its loop).
+//! introduction, "Exercises"; the project's own). Pass or fail is the harness's own
+//! verdict, its `test NAME ... ok` or `... FAILED` line; a failure is told by the test's
+//! own panic message, cut out of the harness's noise: not "running 1 test", not the
+//! backtrace, not what the code under test printed around it (stage 5's "Task was destroyed
+//! but it is pending!" when a failed test drops its loop).
 //!
 //! The runner runs the tests with `RUST_BACKTRACE=1`: then every panic's message, not only
 //! the first in its process, ends where its `stack backtrace:` begins.

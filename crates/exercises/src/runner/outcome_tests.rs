@@ -1,5 +1,6 @@
 //! Reading `cargo test`'s output, tested on outputs as it prints them (book introduction,
-//! "Exercises"; no seed section): cut down from real runs of the stubs, backtraces shortened.
+//! "Exercises"; the project's own): cut down from real runs of the stubs, backtraces
+//! shortened.
 
 use super::*;
 

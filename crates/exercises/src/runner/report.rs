@@ -1,7 +1,7 @@
-//! What the runner prints (book introduction, "Exercises"; no seed section): an exercise
+//! What the runner prints (book introduction, "Exercises"; the project's own): an exercise
 //! with its place in the book and what to edit, its outcome in plain words, the list, and
-//! the tally. Every function writes to the writer it is given, so that the same words go
-//! to the terminal and to a test.
+//! the tally. Every function writes to the writer it is given, so that the same words go to
+//! the terminal and to a test.
 
 use std::io::{self, Write};
 

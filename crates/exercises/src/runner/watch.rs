@@ -1,7 +1,7 @@
 //! `watch`: run the current exercise each time its file is saved, until it passes, then go
-//! on to the next (book introduction, "Exercises"; no seed section). Three things wake
-//! it, each from a thread of its own into one channel: the file's changes, a line typed
-//! on standard input (Enter runs it now, `h` shows the hint, `q` quits), and Ctrl-C.
+//! on to the next (book introduction, "Exercises"; the project's own). Three things wake
+//! it, each from a thread of its own into one channel: the file's changes, a line typed on
+//! standard input (Enter runs it now, `h` shows the hint, `q` quits), and Ctrl-C.
 //!
 //! File changes come from `notify`, the file-watching crate that cargo-watch, rustlings
 //! and mdbook's `serve` use: kept up to date, one API over inotify, FSEvents, kqueue and

@@ -1,7 +1,7 @@
-//! `watch`'s loop, tested (book introduction, "Exercises"; no seed section): a real file
-//! watcher on a copy of an exercise's file in a temporary directory, and a pretend
-//! `cargo test` that reads the copy and says which runs it was asked for. Bounded by counts
-//! of runs, each awaited for a generous minute (CI is a busy machine).
+//! `watch`'s loop, tested (book introduction, "Exercises"; the project's own): a real file
+//! watcher on a copy of an exercise's file in a temporary directory, and a pretend `cargo
+//! test` that reads the copy and says which runs it was asked for. Bounded by counts of
+//! runs, each awaited for a generous minute (CI is a busy machine).
 
 use std::fs::{self, OpenOptions};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
-//! Chapter 1's exercises, solved (book chapter 1; seed 003, sections 2 and 3). Compare with
-//! `src/ch1.rs`, the stubs.
+//! Chapter 1's exercises, solved (book chapter 1; Beazley's talk, its callback scheduler
+//! and queue). Compare with `src/ch1.rs`, the stubs.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

@@ -1,5 +1,5 @@
-//! Chapter 2's exercises, solved (book chapter 2; seed 003, section 4). Compare with
-//! `src/ch2.rs`, the stubs.
+//! Chapter 2's exercises, solved (book chapter 2; Beazley's talk, its generators). Compare
+//! with `src/ch2.rs`, the stubs.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -13,7 +13,7 @@ use stage2::generator::{Generator, GeneratorState};
 use stage2::runtime::{self, Suspended};
 use stage2::switch;
 
-/// Exercise 2.1: `squares(n)` as a generator by hand. The seed would write
+/// Exercise 2.1: `squares(n)` as a generator by hand. The talk would write
 /// `for i in range(1, n + 1): print('Square', i * i); yield`.
 #[derive(Debug)]
 pub enum Squares {

@@ -1,4 +1,4 @@
-//! Chapter 3's exercises, solved (book chapter 3; seed 003, section 5). Compare with
+//! Chapter 3's exercises, solved (book chapter 3; Beazley's talk, its `Task`). Compare with
 //! `src/ch3.rs`, the stubs.
 
 use std::cell::RefCell;

@@ -1,5 +1,5 @@
-//! Chapter 4's exercises, solved (book chapter 4; seed 003, section 6). Compare with
-//! `src/ch4.rs`, the stubs.
+//! Chapter 4's exercises, solved (book chapter 4; Beazley's talk, its `select()`). Compare
+//! with `src/ch4.rs`, the stubs.
 
 use std::io::{self, ErrorKind, Write};
 use std::time::Duration;

@@ -1,6 +1,6 @@
-//! Chapter 5's exercises, solved (book chapter 5, the event loop; seed 001's section on
-//! `_run_once`, the core scheduling function, and seed 002's on recursive registration).
-//! Compare with `src/ch5.rs`, the stubs.
+//! Chapter 5's exercises, solved (book chapter 5, the event loop; asyncio's
+//! `base_events.py`: `_run_once`, and a callback that schedules itself). Compare with
+//! `src/ch5.rs`, the stubs.
 
 use std::cell::RefCell;
 use std::rc::Rc;

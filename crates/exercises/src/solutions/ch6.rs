@@ -1,6 +1,6 @@
-//! Chapter 6's exercises, solved (book chapter 6, futures and tasks; seed 001's section on
-//! how a Task drives itself, and asyncio's `locks.py` and `tasks.py`, which the seeds lean
-//! on). Compare with `src/ch6.rs`, the stubs.
+//! Chapter 6's exercises, solved (book chapter 6, futures and tasks; asyncio's
+//! `futures.py`, `tasks.py`, how a Task drives itself, and `locks.py`). Compare with
+//! `src/ch6.rs`, the stubs.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -1,6 +1,6 @@
-//! Chapter 7's exercises, solved (book chapter 7, I/O, threads and signals; seed 000's
-//! sections on registering I/O callbacks and on adding tasks, and asyncio's
-//! `selector_events.py`). Compare with `src/ch7.rs`, the stubs.
+//! Chapter 7's exercises, solved (book chapter 7, I/O, threads and signals; asyncio's
+//! `selector_events.py`: `add_reader`, `add_writer`, the self-pipe). Compare with
+//! `src/ch7.rs`, the stubs.
 
 use std::io::{self, ErrorKind, Write};
 use std::os::fd::AsRawFd;

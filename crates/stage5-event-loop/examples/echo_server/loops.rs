@@ -1,5 +1,5 @@
 //! `echo_server --loops N`: one event loop per thread, N threads (the book's "Beyond one
-//! core", after chapter 7; no seed section: the seed's scheduler, like asyncio's loop, runs
+//! core", after chapter 7; no public source: the talk's scheduler, like asyncio's loop, runs
 //! on one thread, and asyncio's answer to "how do I use more cores?" is more loops, one
 //! per process or thread).
 //!
@@ -35,7 +35,7 @@ pub struct Config {
     pub settings: Settings,
     /// How many event loops (`--loops`), each on its own thread.
     pub loops: usize,
-    /// `--with-producer N`: the seed's producer and consumer, on loop 0.
+    /// `--with-producer N`: the talk's producer and consumer, on loop 0.
     pub with_producer: Option<u32>,
 }
 

@@ -1,7 +1,7 @@
 //! How stage 5's echo server is set up: its [`Settings`], and `--grace SECS`, `--loops N`
 //! and `--api sock|protocol|streams`, the flags it adds to the ones every echo server has
 //! (book chapter 7, "The echo server", "Beyond one core", and chapter 8, "Three echo
-//! servers"; no seed section: the seed's server takes no flags).
+//! servers"; no public source: the talk's server takes no flags).
 
 use std::cell::Cell;
 use std::net::{SocketAddr, TcpListener};

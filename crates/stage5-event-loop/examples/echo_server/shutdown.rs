@@ -1,5 +1,5 @@
 //! The echo server's graceful shutdown (book chapter 7, "The echo server"; asyncio's
-//! `Server.close` and `StreamWriter.close`, and the seed's servers, which had none).
+//! `Server.close` and `StreamWriter.close`, and the talk's servers, which had none).
 //!
 //! On SIGINT, SIGTERM or SIGHUP the server stops accepting and asks every connection to
 //! stop reading. A connection waiting for data stops at once; one sending an answer stops

@@ -1,10 +1,10 @@
 //! Build it 1.4, solved: the callback scheduler's `run` (book chapter 1, "The ready queue",
-//! "The heap and its tie-breaker" and "Running it"; seed 003, section 2, the scheduler with
+//! "The heap and its tie-breaker" and "Running it"; Beazley's talk, the scheduler with
 //! `ready`, `sleeping` and `sequence`). The reference solution of a build-it exercise; the
 //! stub is `src/build/ch1.rs`. `tests/build_ch1.rs` runs one program on your scheduler and
 //! on stage 1's, both on the virtual clock, and compares what ran when.
 //!
-//! The skeleton holds what the seed's scheduler holds: a FIFO of callbacks to run now, a
+//! The skeleton holds what the talk's scheduler holds: a FIFO of callbacks to run now, a
 //! heap of callbacks to run later, ordered by `(deadline, sequence)` so that the earliest
 //! comes out first and equal deadlines come out in the order they were scheduled, and a
 //! clock to read and to wait on. `call_soon` and `call_later` fill them; nothing runs until
@@ -53,7 +53,7 @@ impl PartialEq for Sleeper {
 
 impl Eq for Sleeper {}
 
-/// The seed's callback scheduler: a ready queue, a sleeping heap, a clock.
+/// The talk's callback scheduler: a ready queue, a sleeping heap, a clock.
 ///
 /// The collections sit in `RefCell`s because a running callback schedules more through
 /// the same `&Scheduler`: whatever `run` borrows, it must give back before it calls one.
@@ -97,7 +97,7 @@ impl Scheduler {
 
     /// Build it 1.4: run callbacks until none is ready and none is sleeping.
     ///
-    /// The seed's loop, in two parts, for as long as there is anything to do: when nothing
+    /// The talk's loop, in two parts, for as long as there is anything to do: when nothing
     /// is ready, take the earliest sleeper off the heap, wait on the clock until its
     /// deadline (`Clock::sleep_until`; the virtual clock jumps there) and make it ready;
     /// then run the ready queue until it is empty, including what the callbacks add to it

@@ -1,8 +1,8 @@
 //! Build it 7.4, solved: `sock_recv` as asyncio writes it, a reader plus a future (book
-//! chapter 7, "Readers and writers on a selector" and "Socket operations"; seeds 000 and
-//! 004, on registering I/O callbacks: `add_reader` files a handle under a descriptor, and
-//! asyncio's `sock_recv` tries the socket first and waits with a reader only if it would
-//! block). The reference solution of a build-it exercise; the stub is `src/build/ch7.rs`.
+//! chapter 7, "Readers and writers on a selector" and "Socket operations"; asyncio's
+//! `selector_events.py`: `add_reader` files a handle under a descriptor, and asyncio's
+//! `sock_recv` tries the socket first and waits with a reader only if it would block). The
+//! reference solution of a build-it exercise; the stub is `src/build/ch7.rs`.
 //! `tests/build_ch7.rs` has a task receive from a socket pair inside the process, on stage
 //! 5's loop on the virtual clock, once with your `sock_recv` and once with stage 5's, and
 //! compares what it got, and when.

@@ -1,6 +1,7 @@
-"""Seed 002's tour of the loop from the user's side, as stage 5's `callbacks` example
-retells it in Rust: a callback now, one later, the loop run until a sleep ends; then a
-callback that reschedules itself (a trampoline) until it stops the loop. Printed in order,
+"""A tour of asyncio's loop from the user's side (`call_soon`, `call_later`,
+`run_until_complete`, `stop`), as stage 5's `callbacks` example retells it in Rust: a
+callback now, one later, the loop run until a sleep ends; then a callback that
+reschedules itself (a trampoline) until it stops the loop. Printed in order,
 without clock readings, so that both loops must agree on the order alone (deadlines 0.1 s
 or more apart, so that a stalled machine cannot merge two into one iteration)."""
 import asyncio
