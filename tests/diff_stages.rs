@@ -404,19 +404,20 @@ fn printed_files(output: &str) -> BTreeSet<String> {
     for line in output.lines().skip(1) {
         // A heading's own file: `=== changed in stage 4: io.rs (`, `=== new in stage 2: ...`.
         for kind in ["=== changed in stage ", "=== new in stage "] {
-            if let Some(rest) = line.strip_prefix(kind) {
-                if let Some((_, rest)) = rest.split_once(": ") {
-                    out.insert(rest.split(' ').next().unwrap_or_default().to_owned());
-                }
+            if let Some(rest) = line.strip_prefix(kind)
+                && let Some((_, rest)) = rest.split_once(": ")
+            {
+                out.insert(rest.split(' ').next().unwrap_or_default().to_owned());
             }
         }
         // Full paths, in any line that is no diff line: `crates/stage1-callbacks/src/timer.rs`.
         if line.starts_with("===") || line.starts_with("    crates/") {
             for word in line.split([' ', '(', ')', ';', ',']) {
-                if let Some((_, path)) = word.split_once("/src/") {
-                    if word.starts_with("crates/") && path.ends_with(".rs") {
-                        out.insert(path.to_owned());
-                    }
+                if let Some((_, path)) = word.split_once("/src/")
+                    && word.starts_with("crates/")
+                    && path.ends_with(".rs")
+                {
+                    out.insert(path.to_owned());
                 }
             }
         }
