@@ -278,7 +278,7 @@ fn a_sigint_after_the_loop_closed_is_ignored_streams() {
 const RUNS: usize = 5;
 
 /// Three SIGINTs with no gap, `RUNS` times, with 10 idle clients: the server exits with 1
-/// when the second cut the clients, or with 0 when the three came as one (the loop runs
+/// when the second cut the clients still there, or with 0 when the three came as one (the loop runs
 /// a handler once for deliveries it has not read yet) and the clients then left; never
 /// by the signal, whenever the third comes.
 fn three_sigints_back_to_back(test: &str, api: Api) {
@@ -303,8 +303,10 @@ fn three_sigints_back_to_back(test: &str, api: Api) {
         let finished = child.finish().unwrap();
         let (status, stderr) = (finished.status, &finished.stderr);
         match status.and_then(|s| s.code()) {
+            // The clients read to the end as soon as the first signal half-closes them, so
+            // some may have left before the second came: at most the 10 are cut.
             Some(1) => assert!(
-                stderr.contains("second signal: 10 connections cut"),
+                (0..=10).any(|n| stderr.contains(&format!("second signal: {n} connections cut"))),
                 "{stderr}"
             ),
             Some(0) => child_server::assert_exited_well(&finished, 10),
