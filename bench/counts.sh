@@ -6,7 +6,7 @@
 #
 #   bash bench/counts.sh            all of it, a few minutes on 2 cores; writes
 #                                   bench/measured/counts.jsonl and bench/measured/counts.md
-#   ONLY=W1 bash bench/counts.sh    only the rows of W1 (or W2, W5, loops), to
+#   ONLY=W1 bash bench/counts.sh    only the rows of W1 (or W2, W5, loops, order), to
 #                                   target/counts/ instead
 #   bash bench/run.sh               runs this after a full run (BENCH_COUNTS=0: not)
 #
@@ -45,7 +45,10 @@ mkdir -p "$OUT" "$WORK"
 INPROC_N=${INPROC_N:-"20000 120000"}
 PER_50=${PER_50:-"20 220"}
 PER_1000=${PER_1000:-"3 23"}
-# KIND SYSTEM WHAT: in-process rows (WHAT: the workload), echo rows (WHAT: connections).
+ORDER_PER=${ORDER_PER:-5} # messages per connection in the traced runs
+# KIND SYSTEM WHAT: in-process rows (WHAT: the workload), echo rows (WHAT: connections);
+# `order` rows run stage 5's echo_server with `--trace` (`--api sock` or `streams`) and
+# count, from the trace, the selects and handles between a task's wake-up and its step.
 # `stage5-loops:N` is stage 5's echo_server example on N loops, `tokio-mt:N` tokio's
 # multi-thread runtime with N workers.
 ROWS=${ROWS:-"inproc floor W1
@@ -63,7 +66,9 @@ echo tokio 1000
 echo stage5 1000
 loops stage5-loops:1 1000
 loops stage5-loops:2 1000
-loops tokio-mt:2 1000"}
+loops tokio-mt:2 1000
+order sock 1000
+order streams 1000"}
 
 if [ -n "${BIN_DIR:-}" ]; then
     B=$BIN_DIR
@@ -132,20 +137,22 @@ echo_run() { # TOOL SERVER CONNS PER: prints the count
     local tool=$1 server=$2 conns=$3 per=$4 file=$WORK/run.out cmd wrap tpid pid addr="" line
     case $server in
     stage5-loops:*) cmd=("$B/echo_server" --plain --addr 127.0.0.1:0 --loops "${server#*:}") ;;
+    sock | streams) cmd=("$B/echo_server" --plain --addr 127.0.0.1:0 --api "$server" --trace) ;;
     tokio-mt:*) cmd=("$B/bench-tokio-mt" serve --addr 127.0.0.1:0 --max-secs 300) ;;
     *) cmd=("$B/bench-$server" serve --addr 127.0.0.1:0 --max-secs 300) ;;
     esac
-    if [ "$tool" = callgrind ]; then
-        wrap=(valgrind -q --tool=callgrind --callgrind-out-file="$file")
-    else
-        wrap=(strace -f -c -o "$file")
-    fi
+    local stdout=/dev/null
+    case $tool in
+    callgrind) wrap=(valgrind -q --tool=callgrind --callgrind-out-file="$file") ;;
+    strace) wrap=(strace -f -c -o "$file") ;;
+    trace) wrap=() stdout=$file ;; # the loop's trace is on its standard output
+    esac
     rm -f "$file"
     : >"$WORK/server.err"
     local workers=1
     case $server in *:*) workers=${server#*:} ;; esac
     TOKIO_WORKER_THREADS=$workers timeout 300 "${wrap[@]}" "${cmd[@]}" \
-        >/dev/null 2>"$WORK/server.err" &
+        >"$stdout" 2>"$WORK/server.err" &
     tpid=$!
     PIDS=("$tpid")
     for _ in $(seq 300); do
@@ -169,15 +176,26 @@ echo_run() { # TOOL SERVER CONNS PER: prints the count
     before=$(fds "$pid")
     timeout 300 python3 bench/python/lockstep.py --addr "$addr" --conns "$conns" --per "$per" \
         >"$WORK/client.json"
-    # Stop it once it has closed every connection the client closed (at most 60 s).
-    for _ in $(seq 600); do
-        [ "$(fds "$pid")" -le "$before" ] && break
-        sleep 0.1
+    # Stop it once it has closed every connection the client closed: its descriptors are
+    # back to what they were, or have not changed for a second (a thread started after
+    # `listening on` may hold one more); at most 60 s.
+    local now last=-1 same=0
+    for _ in $(seq 300); do
+        now=$(fds "$pid")
+        [ "$now" -le "$before" ] && break
+        if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+        [ "$same" -ge 5 ] && break
+        last=$now
+        sleep 0.2
     done
     kill -TERM "$pid"
     wait "$tpid" || true # ended by SIGTERM: its exit status says only that
     PIDS=()
-    if [ "$tool" = callgrind ]; then callgrind_total "$file"; else strace_calls "$file"; fi
+    case $tool in
+    callgrind) callgrind_total "$file" ;;
+    strace) strace_calls "$file" ;;
+    trace) python3 bench/counts_report.py trace "$file" ;;
+    esac
 }
 
 say "valgrind: $(valgrind --version); $(strace -V | head -1)"
@@ -193,7 +211,13 @@ while read -r kind system what; do
     [ -n "$kind" ] || continue
     case $kind in inproc) key=$what ;; echo) key=W5 ;; *) key=$kind ;; esac
     case $ONLY in '' | "${key:0:${#ONLY}}") ;; *) continue ;; esac
-    if [ "$kind" = inproc ]; then
+    if [ "$kind" = order ]; then
+        summary=$(echo_run trace "$system" "$what" "$ORDER_PER")
+        line="{\"kind\":\"order\",\"system\":\"$system\",\"conns\":$what,\"per\":$ORDER_PER,\"trace\":$summary}"
+        echo "$line" >>"$RESULTS"
+        say "$(python3 bench/counts_report.py line "$line")"
+        continue
+    elif [ "$kind" = inproc ]; then
         read -r n1 n2 <<<"$INPROC_N"
         ir1=$(inproc callgrind "$system" "$what" "$n1")
         ir2=$(inproc callgrind "$system" "$what" "$n2")

@@ -4,6 +4,10 @@
     python3 bench/counts_report.py page COUNTS.jsonl OUT.md [--check]
         the tables as one Markdown file the benchmarks page includes (--check: fail,
         writing nothing, if OUT.md is not exactly what it would write)
+    python3 bench/counts_report.py trace TRACE
+        (bench/counts.sh) from stage 5's `--trace` output, one JSON object: for every task
+        step that follows a wake-up, how many selects and how many handles ran between the
+        wake-up and the step
     python3 bench/counts_report.py line JSON
         (bench/counts.sh) one row's counts per operation, as it goes
 
@@ -18,6 +22,7 @@ Only the standard library; the same file always gives the same bytes (tests/figu
 
 import json
 import sys
+from collections import defaultdict
 
 UNIT = {"W1": "callback", "W2": "step", "W5": "message"}
 SYSCALLS_SHOWN = ["epoll_wait", "epoll_pwait", "epoll_ctl", "recvfrom", "read", "sendto",
@@ -108,11 +113,58 @@ def loops_table(rows):
     return out
 
 
+def trace(path):
+    """What a woken task waits for, in loop steps, from a `--trace` output: the
+    iterations (the `[N]` of each line) and the handles run between a task's wake-up
+    and its step."""
+    woken = {}  # task -> (iteration, handles run) when it was woken
+    handles = 0
+    lags, waits, wakes = {}, [], defaultdict(int)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            words = line.split()
+            if len(words) < 4 or words[0] != "~" or not words[1].startswith("["):
+                continue
+            iteration, what = int(words[1].strip("[]")), words[2]
+            if what == "run":
+                handles += 1
+            elif what == "wake":
+                woken.setdefault(words[3], (iteration, handles))
+                wakes[iteration] += 1
+            elif what == "step" and words[3] in woken:
+                i0, h0 = woken.pop(words[3])
+                lag = str(iteration - i0)
+                lags[lag] = lags.get(lag, 0) + 1
+                waits.append(handles - h0 - 1)  # the handles before its own
+    waits.sort()
+    return {"steps": len(waits), "lag": dict(sorted(lags.items(), key=lambda kv: int(kv[0]))),
+            "wait_p50": waits[len(waits) // 2] if waits else 0,
+            "wait_p99": waits[len(waits) * 99 // 100] if waits else 0,
+            "wait_max": waits[-1] if waits else 0,
+            "wakes_per_iteration": round(sum(wakes.values()) / len(wakes), 1) if wakes else 0}
+
+
+def order_table(rows):
+    out = ["| server | C | woken steps | same iteration | one iteration later "
+           "| handles before the step: median | 99th percentile | most "
+           "| wake-ups per iteration with any |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in (r for r in rows if r["kind"] == "order"):
+        t = r["trace"]
+        later = sum(v for k, v in t["lag"].items() if k != "0")
+        out.append("| " + " | ".join([
+            f"stage5 {r['system']}", str(r["conns"]), f"{t['steps']:,}",
+            f"{t['lag'].get('0', 0):,}", f"{later:,}", f"{t['wait_p50']:,}",
+            f"{t['wait_p99']:,}", f"{t['wait_max']:,}", f"{t['wakes_per_iteration']}",
+        ]) + " |")
+    return out
+
+
 def page(rows, source):
     run = rows[0]
     body = [r for r in rows[1:] if r.get("kind") != "run"]
     ns = {}
-    for r in body:
+    for r in (r for r in body if r["kind"] != "order"):
         ns.setdefault(label(r), r["n"])
     sizes = "; ".join(f"{k}: {n1:,} and {n2:,} {UNIT[k[:2]]}s" for k, (n1, n2) in ns.items())
     return "\n".join([
@@ -145,12 +197,29 @@ def page(rows, source):
         *loops_table(body),
         "// ANCHOR_END: loops",
         "",
+        "## order",
+        "",
+        "Stage 5's echo server with `--trace`, its `sock_*` tasks and its streams handlers",
+        "(`--api sock`, `--api streams`), at 1,000 connections in lockstep: for every task",
+        "step that follows a wake-up, the selects between the wake-up and the step (none: the",
+        "same iteration), and the handles that ran between them, its own not counted.",
+        "",
+        "// ANCHOR: order",
+        *order_table(body),
+        "// ANCHOR_END: order",
+        "",
     ])
 
 
 def main(argv):
+    if argv[1:2] == ["trace"] and len(argv) == 3:
+        print(json.dumps(trace(argv[2]), sort_keys=True))
+        return
     if argv[1:2] == ["line"] and len(argv) == 3:
         r = json.loads(argv[2])
+        if r["kind"] == "order":
+            print(f"  order {r['system']}: {json.dumps(r['trace'])}")
+            return
         print(f"  {label(r):9} {r['system']:18} {count(per_op(r, 'ir')):>7} instructions/op")
         return
     if len(argv) < 4 or argv[1] != "page" or argv[4:] not in ([], ["--check"]):
