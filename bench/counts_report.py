@@ -21,6 +21,7 @@ Only the standard library; the same file always gives the same bytes (tests/figu
 """
 
 import json
+import statistics
 import sys
 from collections import defaultdict
 
@@ -71,44 +72,69 @@ def label(row):
     return row["workload"] + (f" C={row['conns']}" if row["workload"] == "W5" else "")
 
 
+def rounds(rows, kinds):
+    """(label, system) -> that row's lines, one a round, in the order they first came."""
+    out = {}
+    for r in rows:
+        if r["kind"] in kinds:
+            out.setdefault((label(r), r["system"]), []).append(r)
+    return out
+
+
+def spread(values, fmt):
+    """The median, with the range over rounds in brackets when they differ."""
+    m = statistics.median(values)
+    if len(values) == 1 or min(values) == max(values):
+        return fmt(m)
+    return f"{fmt(m)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def syscalls_cells(lines):
+    """The system calls per op over rounds: the total's median (range), and the calls by
+    name of the round whose total is the median."""
+    per = [syscalls_per_op(r) for r in lines]
+    if any(p is None for p in per):
+        return ["—", "not counted (runs in floor+epoll's process)"]
+    totals = [sum(p.values()) for p in per]
+    mid = sorted(range(len(per)), key=lambda i: totals[i])[len(per) // 2]
+    return [spread(totals, calls), which(per[mid])]
+
+
 def instructions_table(rows):
-    main = [r for r in rows if r["kind"] in ("inproc", "echo")]
-    ir = {(label(r), r["system"]): per_op(r, "ir") for r in main}
-    out = ["| workload | system | unit | instructions per op | × its floor | × tokio "
-           "| system calls per op | of which |",
-           "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
-    for r in main:
-        work = label(r)
-        floor = ir.get((work, "floor+epoll" if r["workload"] == "W2" else "floor"))
+    groups = rounds(rows, ("inproc", "echo"))
+    ir = {key: statistics.median(per_op(r, "ir") for r in lines) for key, lines in groups.items()}
+    out = ["| workload | system | unit | rounds | instructions per op | × its floor | × tokio "
+           "| system calls per op | of which (median round) |",
+           "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for (work, system), lines in groups.items():
+        floor = ir.get((work, "floor+epoll" if work == "W2" else "floor"))
         tokio = ir.get((work, "tokio"))
-        mine = ir[(work, r["system"])]
-        sc = syscalls_per_op(r)
+        mine = ir[(work, system)]
         out.append("| " + " | ".join([
-            work, r["system"], UNIT[r["workload"]], count(mine),
+            work, system, UNIT[work[:2]], str(len(lines)),
+            spread([per_op(r, "ir") for r in lines], count),
             f"{mine / floor:.2f}×" if floor else "—",
             f"{mine / tokio:.2f}×" if tokio else "—",
-            calls(sum(sc.values())) if sc is not None else "—",
-            which(sc) if sc is not None else "not counted (runs in floor+epoll's process)",
+            *syscalls_cells(lines),
         ]) + " |")
     return out
 
 
 def loops_table(rows):
-    loops = [r for r in rows if r["kind"] == "loops"]
-    one = {r["system"].split(":")[0]: per_op(r, "ir") for r in loops
-           if r["system"].endswith(":1")}
-    out = ["| server | loops | C | instructions per message | × one loop "
-           "| system calls per message | of which |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    groups = rounds(rows, ("loops",))
+    ir = {key: statistics.median(per_op(r, "ir") for r in lines) for key, lines in groups.items()}
+    out = ["| server | loops | C | rounds | instructions per message | × one loop "
+           "| system calls per message | of which (median round) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     names = {"stage5-loops": "stage5 echo_server", "tokio-mt": "tokio multi-thread"}
-    for r in loops:
-        server, n = r["system"].split(":")
-        mine = per_op(r, "ir")
-        base = one.get(server)
-        sc = syscalls_per_op(r)
+    for (work, system), lines in groups.items():
+        server, n = system.split(":")
+        one = ir.get((work, f"{server}:1"))
         out.append("| " + " | ".join([
-            names.get(server, server), n, str(r["conns"]), count(mine),
-            f"{mine / base:.2f}×" if base else "—", calls(sum(sc.values())), which(sc),
+            names.get(server, server), n, str(lines[0]["conns"]), str(len(lines)),
+            spread([per_op(r, "ir") for r in lines], count),
+            f"{ir[(work, system)] / one:.2f}×" if one else "—",
+            *syscalls_cells(lines),
         ]) + " |")
     return out
 
@@ -145,17 +171,21 @@ def trace(path):
 
 
 def order_table(rows):
-    out = ["| server | C | woken steps | same iteration | one iteration later "
-           "| handles before the step: median | 99th percentile | most "
-           "| wake-ups per iteration with any |",
+    out = ["| server | C | rounds | woken steps | same iteration | one iteration later "
+           "| handles before the step: median | 99th percentile | wake-ups per iteration |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    groups = {}
     for r in (r for r in rows if r["kind"] == "order"):
-        t = r["trace"]
-        later = sum(v for k, v in t["lag"].items() if k != "0")
+        groups.setdefault(r["system"], []).append(r)
+    for system, lines in groups.items():
+        ts = [r["trace"] for r in lines]
+        col = lambda f: spread([f(t) for t in ts], lambda v: f"{v:,.0f}")
         out.append("| " + " | ".join([
-            f"stage5 {r['system']}", str(r["conns"]), f"{t['steps']:,}",
-            f"{t['lag'].get('0', 0):,}", f"{later:,}", f"{t['wait_p50']:,}",
-            f"{t['wait_p99']:,}", f"{t['wait_max']:,}", f"{t['wakes_per_iteration']}",
+            f"stage5 {system}", str(lines[0]["conns"]), str(len(lines)),
+            col(lambda t: t["steps"]), col(lambda t: t["lag"].get("0", 0)),
+            col(lambda t: sum(v for k, v in t["lag"].items() if k != "0")),
+            col(lambda t: t["wait_p50"]), col(lambda t: t["wait_p99"]),
+            col(lambda t: t["wakes_per_iteration"]),
         ]) + " |")
     return out
 
@@ -166,7 +196,8 @@ def page(rows, source):
     ns = {}
     for r in (r for r in body if r["kind"] != "order"):
         ns.setdefault(label(r), r["n"])
-    sizes = "; ".join(f"{k}: {n1:,} and {n2:,} {UNIT[k[:2]]}s" for k, (n1, n2) in ns.items())
+    per = sorted({r["per"] for r in body if r["kind"] == "order"})
+    sizes = "; ".join(f"{k}: {n[0]:,} and {n[1]:,} {UNIT[k[:2]]}s" for k, n in ns.items() if n)
     return "\n".join([
         "# counts: tables",
         "",
@@ -175,7 +206,10 @@ def page(rows, source):
         f"{run['commit']} ({run['machine']}; {run['valgrind']}, {run['strace']};",
         f"{run['rustc']}); do not edit by hand. Every figure is the difference between two",
         f"runs of the same row over different numbers of operations ({sizes}), divided by",
-        "the difference in operations.",
+        "the difference in operations. The echo rows run in rounds (how many events one",
+        "select finds varies, and with it the count): medians, with the range over rounds in",
+        "brackets; ratios are of the medians. The in-process rows count the same to the",
+        "instruction every time and run once.",
         "",
         "## instructions",
         "",
@@ -200,7 +234,8 @@ def page(rows, source):
         "## order",
         "",
         "Stage 5's echo server with `--trace`, its `sock_*` tasks and its streams handlers",
-        "(`--api sock`, `--api streams`), at 1,000 connections in lockstep: for every task",
+        "(`--api sock`, `--api streams`), at 1,000 connections in lockstep",
+        f"({' or '.join(map(str, per))} messages on each): for every task",
         "step that follows a wake-up, the selects between the wake-up and the step (none: the",
         "same iteration), and the handles that ran between them, its own not counted.",
         "",
