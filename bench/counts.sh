@@ -240,10 +240,13 @@ for round in $(seq "$ROUNDS"); do
             case $what in 50) per=$PER_50 ;; 1000) per=$PER_1000 ;; *) per="3 23" ;; esac
             read -r p1 p2 <<<"$per"
             ir1=$(echo_run callgrind "$system" "$what" "$p1")
+            ob1=$(python3 bench/counts_report.py objects "$WORK/run.out")
             ir2=$(echo_run callgrind "$system" "$what" "$p2")
+            ob2=$(python3 bench/counts_report.py objects "$WORK/run.out")
             sc1=$(echo_run strace "$system" "$what" "$p1")
             sc2=$(echo_run strace "$system" "$what" "$p2")
             fields="\"workload\":\"W5\",\"system\":\"$system\",\"conns\":$what,\"n\":[$((p1 * what)),$((p2 * what))]"
+            fields="$fields,\"ir_objects\":[$ob1,$ob2]"
         fi
         line="{\"kind\":\"$kind\",\"round\":$round,$fields,\"ir\":[$ir1,$ir2],\"syscalls\":[$sc1,$sc2]}"
         echo "$line" >>"$RESULTS"

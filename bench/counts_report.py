@@ -8,6 +8,9 @@
         (bench/counts.sh) from stage 5's `--trace` output, one JSON object: for every task
         step that follows a wake-up, how many selects and how many handles ran between the
         wake-up and the step
+    python3 bench/counts_report.py objects CALLGRIND.OUT
+        (bench/counts.sh) the instructions of a callgrind output by where they ran: the
+        program's own code, the C library, or elsewhere (the dynamic loader)
     python3 bench/counts_report.py line JSON
         (bench/counts.sh) one row's counts per operation, as it goes
 
@@ -21,7 +24,9 @@ Only the standard library; the same file always gives the same bytes (tests/figu
 """
 
 import json
+import re
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -38,6 +43,11 @@ def load(path):
 def per_op(row, key):
     (n1, n2), (a, b) = row["n"], row[key]
     return (b - a) / (n2 - n1)
+
+
+def per_object(row, kind):
+    (n1, n2), (a, b) = row["n"], row["ir_objects"]
+    return (b[kind] - a[kind]) / (n2 - n1)
 
 
 def syscalls_per_op(row):
@@ -60,10 +70,12 @@ def calls(value):
 
 
 def which(per):
-    """The named calls that matter, then any other as `other`."""
-    shown = [f"{name} {calls(per[name])}" for name in SYSCALLS_SHOWN if name in per]
+    """The named calls of at least one per 200 operations, then the rest as `other` (less
+    is start-up and shutdown that did not quite cancel out)."""
+    shown = [f"{name} {calls(per[name])}" for name in SYSCALLS_SHOWN
+             if abs(per.get(name, 0)) >= 0.005]
     other = sum(v for k, v in per.items() if k not in SYSCALLS_SHOWN)
-    if abs(other) >= 0.0005:
+    if abs(other) >= 0.005:
         shown.append(f"other {calls(other)}")
     return ", ".join(shown)
 
@@ -124,8 +136,9 @@ def loops_table(rows):
     groups = rounds(rows, ("loops",))
     ir = {key: statistics.median(per_op(r, "ir") for r in lines) for key, lines in groups.items()}
     out = ["| server | loops | C | rounds | instructions per message | × one loop "
-           "| system calls per message | of which (median round) |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+           "| in the program | in the C library | system calls per message "
+           "| of which (median round) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     names = {"stage5-loops": "stage5 echo_server", "tokio-mt": "tokio multi-thread"}
     for (work, system), lines in groups.items():
         server, n = system.split(":")
@@ -134,8 +147,31 @@ def loops_table(rows):
             names.get(server, server), n, str(lines[0]["conns"]), str(len(lines)),
             spread([per_op(r, "ir") for r in lines], count),
             f"{ir[(work, system)] / one:.2f}×" if one else "—",
+            *[spread([per_object(r, kind) for r in lines], count) if "ir_objects" in lines[0]
+              else "—" for kind in ("program", "libc")],
             *syscalls_cells(lines),
         ]) + " |")
+    return out
+
+
+def objects(path):
+    """Instructions by the object they ran in: `program`, `libc` or `other`."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", path],
+                          capture_output=True, text=True, check=True).stdout
+    out = {"program": 0, "libc": 0}
+    total = 0
+    for line in text.splitlines():
+        if line.rstrip().endswith("PROGRAM TOTALS"):
+            total = int(line.split()[0].replace(",", ""))
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+.*\[(.*)\]\s*$", line)
+        if not m:
+            continue
+        obj = m.group(2).rsplit("/", 1)[-1]
+        if obj.startswith("libc.so"):
+            out["libc"] += int(m.group(1).replace(",", ""))
+        elif ".so" not in obj:
+            out["program"] += int(m.group(1).replace(",", ""))
+    out["other"] = total - out["program"] - out["libc"]
     return out
 
 
@@ -225,7 +261,9 @@ def page(rows, source):
         "",
         "Stage 5's echo server (`echo_server --plain --loops N`) and tokio's multi-thread",
         "runtime (`TOKIO_WORKER_THREADS=N`) at 1,000 connections: the loops' instructions per",
-        "message, all threads together.",
+        "message, all threads together, and where they ran: the program's own code (the loop,",
+        "Rust's standard library) or the C library (`malloc`, the wrappers of the system",
+        "calls).",
         "",
         "// ANCHOR: loops",
         *loops_table(body),
@@ -247,6 +285,9 @@ def page(rows, source):
 
 
 def main(argv):
+    if argv[1:2] == ["objects"] and len(argv) == 3:
+        print(json.dumps(objects(argv[2]), sort_keys=True))
+        return
     if argv[1:2] == ["trace"] and len(argv) == 3:
         print(json.dumps(trace(argv[2]), sort_keys=True))
         return
