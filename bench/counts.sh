@@ -137,6 +137,15 @@ inproc() { # TOOL SYSTEM WORKLOAD N: prints the count
 
 fds() { find "/proc/$1/fd" -mindepth 1 2>/dev/null | wc -l; }
 
+# One echo run, tried once more after a pause if the server or the client failed (another
+# program's load on a shared machine can slow a server under valgrind past the wait).
+echo_try() {
+    echo_run "$@" && return
+    say "  $2 C=$3: failed; once more in 5 s"
+    sleep 5
+    echo_run "$@"
+}
+
 echo_run() { # TOOL SERVER CONNS PER: prints the count
     local tool=$1 server=$2 conns=$3 per=$4 file=$WORK/run.out cmd wrap tpid pid addr="" line
     case $server in
@@ -159,7 +168,7 @@ echo_run() { # TOOL SERVER CONNS PER: prints the count
         >"$stdout" 2>"$WORK/server.err" &
     tpid=$!
     PIDS=("$tpid")
-    for _ in $(seq 300); do
+    for _ in $(seq 600); do
         while IFS= read -r line; do
             if [[ $line =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+) ]]; then addr=${BASH_REMATCH[1]}; fi
         done <"$WORK/server.err"
@@ -173,13 +182,19 @@ echo_run() { # TOOL SERVER CONNS PER: prints the count
         pid=$(awk '{print $1}' "/proc/$pid/task/$pid/children" 2>/dev/null || true)
     fi
     if [ -z "$addr" ] || [ -z "$pid" ]; then
-        say "$server: the server did not start: $(head -c 300 "$WORK/server.err")"
-        exit 1
+        say "$server: the server did not start within 60 s: $(head -c 300 "$WORK/server.err")"
+        kill "$tpid" 2>/dev/null || true # timeout passes it on to what it runs
+        wait "$tpid" 2>/dev/null || true
+        return 1
     fi
     local before
     before=$(fds "$pid")
-    timeout 300 python3 bench/python/lockstep.py --addr "$addr" --conns "$conns" --per "$per" \
-        >"$WORK/client.json"
+    if ! timeout 300 python3 bench/python/lockstep.py --addr "$addr" --conns "$conns" \
+        --per "$per" >"$WORK/client.json"; then
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$tpid" 2>/dev/null || true
+        return 1
+    fi
     # Stop it once it has closed every connection the client closed: its descriptors are
     # back to what they were, or have not changed for a second (a thread started after
     # `listening on` may hold one more); at most 60 s.
@@ -219,7 +234,7 @@ for round in $(seq "$ROUNDS"); do
         case $kind in inproc) key=$what ;; echo) key=W5 ;; *) key=$kind ;; esac
         case $ONLY in '' | "${key:0:${#ONLY}}") ;; *) continue ;; esac
         if [ "$kind" = order ]; then
-            summary=$(echo_run trace "$system" "$what" "$ORDER_PER")
+            summary=$(echo_try trace "$system" "$what" "$ORDER_PER")
             line="{\"kind\":\"order\",\"round\":$round,\"system\":\"$system\",\"conns\":$what,\"per\":$ORDER_PER,\"trace\":$summary}"
             echo "$line" >>"$RESULTS"
             say "$(python3 bench/counts_report.py line "$line")"
@@ -239,12 +254,12 @@ for round in $(seq "$ROUNDS"); do
         else
             case $what in 50) per=$PER_50 ;; 1000) per=$PER_1000 ;; *) per="3 23" ;; esac
             read -r p1 p2 <<<"$per"
-            ir1=$(echo_run callgrind "$system" "$what" "$p1")
+            ir1=$(echo_try callgrind "$system" "$what" "$p1")
             ob1=$(python3 bench/counts_report.py objects "$WORK/run.out")
-            ir2=$(echo_run callgrind "$system" "$what" "$p2")
+            ir2=$(echo_try callgrind "$system" "$what" "$p2")
             ob2=$(python3 bench/counts_report.py objects "$WORK/run.out")
-            sc1=$(echo_run strace "$system" "$what" "$p1")
-            sc2=$(echo_run strace "$system" "$what" "$p2")
+            sc1=$(echo_try strace "$system" "$what" "$p1")
+            sc2=$(echo_try strace "$system" "$what" "$p2")
             fields="\"workload\":\"W5\",\"system\":\"$system\",\"conns\":$what,\"n\":[$((p1 * what)),$((p2 * what))]"
             fields="$fields,\"ir_objects\":[$ob1,$ob2]"
         fi

@@ -286,6 +286,13 @@ if [ "$COUNTS" = 1 ] && ! perf stat -e "$PERF_EVENTS" -- true >/dev/null 2>&1; t
     COUNTS=0
 fi
 
+# The server holds every connection (and loadgen its share): raise the open-file limit
+# to the hard limit if the largest CONNS would come near it.
+max_conns=$(printf '%s\n' $CONNS | sort -n | tail -1)
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((max_conns + 200)) ]; then
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    say "open-file limit raised to $(ulimit -n)"
+fi
 say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$ROUNDS"); do
     say "== round $round/$ROUNDS"
