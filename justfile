@@ -46,6 +46,11 @@ bench:
 bench-quick:
     BENCH_QUICK=1 bash bench/run.sh
 
+# Instructions and system calls per operation (valgrind, strace; a few minutes): writes
+# bench/measured/counts.jsonl and counts.md, which the benchmarks page includes.
+bench-counts:
+    bash bench/counts.sh
+
 # W1-W4 of the Rust systems through criterion: `just bench-criterion W2/`.
 bench-criterion *ARGS:
     cargo bench -p bench -- {{ARGS}}

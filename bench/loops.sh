@@ -25,11 +25,24 @@
 #                kernel's syscall tracepoints; needs perf and the permission to use it)
 #   RUN          the run's number in the results (to merge several runs into one file)  1
 #   OUT          where the results go    target/loops (results.jsonl, report.md, loops.svg)
+#   BIN_DIR      take prebuilt release binaries from this folder instead of building them
+#                (for a machine with no cargo): loadgen, bench-tokio, bench-tokio-mt and
+#                stage 5's example echo_server; COMMIT names the commit they were built at
+#
+# On a lent machine with no cargo, from binaries built here:
+#
+#   cargo build --release -p loadgen -p bench --bins
+#   cargo build --release -p stage5 --example echo_server
+#   mkdir -p bench-bin && cp target/release/{loadgen,bench-tokio,bench-tokio-mt} \
+#       target/release/examples/echo_server bench-bin/
+#   BIN_DIR=bench-bin COMMIT=$(git rev-parse --short HEAD) ROUNDS=3 SECS=3 OUT=DIR \
+#       bash bench/loops.sh          (16 cores: LOOPS 1 2 4 8, 18 runs a round, 5 minutes)
 #
 # Each run: the server starts, pinned with taskset, listening on 127.0.0.1 only, under
 # `timeout`; the K generators start together, each pinned to its own core; the server's CPU
 # time (user + system, /proc/PID/stat) is read over one window that lies inside every
-# generator's measured window (from WARMUP + 0.5 s after they start to SECS - 1 s later);
+# generator's measured window (from WARMUP + 0.5 s after they start to SECS - 1 s later),
+# user and system time apart, with the context switches of all its threads;
 # then the server is stopped by its own PID (SIGTERM: stage 5 shuts down gracefully and
 # says how many connections each loop accepted). Every generator is bounded in time and in
 # connections. One JSON object per run goes to OUT/results.jsonl, with the field names of
@@ -116,13 +129,21 @@ for c in $CONNS; do
     fi
 done
 
-say "== build (release)"
-cargo build -q --release -p loadgen -p bench --bins
-cargo build -q --release -p stage5 --example echo_server
-T=${CARGO_TARGET_DIR:-target}
-cp "$T/release/loadgen" "$T/release/bench-tokio" "$T/release/bench-tokio-mt" "$BIN/"
-cp "$T/release/examples/echo_server" "$BIN/stage5-echo_server"
-COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "${BIN_DIR:-}" ]; then
+    for bin in loadgen bench-tokio bench-tokio-mt echo_server; do
+        [ -x "$BIN_DIR/$bin" ] || { say "BIN_DIR=$BIN_DIR has no $bin"; exit 2; }
+    done
+    cp "$BIN_DIR/loadgen" "$BIN_DIR/bench-tokio" "$BIN_DIR/bench-tokio-mt" "$BIN/"
+    cp "$BIN_DIR/echo_server" "$BIN/stage5-echo_server"
+else
+    say "== build (release)"
+    cargo build -q --release -p loadgen -p bench --bins
+    cargo build -q --release -p stage5 --example echo_server
+    T=${CARGO_TARGET_DIR:-target}
+    cp "$T/release/loadgen" "$T/release/bench-tokio" "$T/release/bench-tokio-mt" "$BIN/"
+    cp "$T/release/examples/echo_server" "$BIN/stage5-echo_server"
+fi
+COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 echo "Settings: LOOPS=\"$LOOPS\" CONNS=\"$CONNS\" SERVERS=\"$SERVERS\"" \
     "SERVER_CPUS=${SCPUS[*]} CLIENT_CPUS=${CCPUS[*]} K=$K ROUNDS=$ROUNDS SECS=$SECS" \
     "WARMUP=$WARMUP (server CPU over $WINDOW s) COUNTS=$COUNTS, at commit $COMMIT."
@@ -131,8 +152,11 @@ echo
 TICKS=$(getconf CLK_TCK)
 now() { date +%s.%N; }
 sleep_until() { sleep "$(awk -v t="$1" -v n="$(now)" 'BEGIN { d = t - n; print (d > 0 ? d : 0) }')"; }
-cpu_ticks() { # user + system time of process $1 (all its threads), in clock ticks
-    sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+cpu_ticks() { # user and system time of process $1 (all its threads), in clock ticks
+    sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'
+}
+switches() { # context switches of all the threads of process $1, voluntary or not
+    cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'
 }
 
 TIMEOUT_PID=""
@@ -187,7 +211,7 @@ start_server() { # CPUS COMMAND...; sets TIMEOUT_PID, SERVER_PID, ADDR
 }
 
 measure() { # ROUND SERVER N CONNS: one run, one line of results.jsonl
-    local round=$1 server=$2 n=$3 conns=$4 i cpus command=() share t0 c0 c1 w0 w1 fds
+    local round=$1 server=$2 n=$3 conns=$4 i cpus command=() share t0 u0 s0 u1 s1 x0 x1 w0 w1 fds
     cpus=$(echo "${SCPUS[@]:0:$n}" | tr ' ' ,)
     case $server in
     stage5) command=("$BIN/stage5-echo_server" --plain --addr 127.0.0.1:0 --loops "$n") ;;
@@ -215,7 +239,8 @@ measure() { # ROUND SERVER N CONNS: one run, one line of results.jsonl
     # start), and over before the first one's measured window ends.
     sleep_until "$(awk -v t="$t0" -v w="$WARMUP" 'BEGIN { printf "%.3f", t + w + 0.5 }')"
     fds=$(find "/proc/$SERVER_PID/fd" -mindepth 1 2>/dev/null | wc -l)
-    c0=$(cpu_ticks "$SERVER_PID")
+    read -r u0 s0 <<<"$(cpu_ticks "$SERVER_PID")"
+    x0=$(switches "$SERVER_PID")
     w0=$(now)
     if [ "$COUNTS" = 1 ]; then
         perf stat -x, -o "$OUT/perf.csv" -p "$SERVER_PID" -e "$PERF_EVENTS" -- sleep "$WINDOW" \
@@ -223,7 +248,8 @@ measure() { # ROUND SERVER N CONNS: one run, one line of results.jsonl
     else
         sleep "$WINDOW"
     fi
-    c1=$(cpu_ticks "$SERVER_PID")
+    read -r u1 s1 <<<"$(cpu_ticks "$SERVER_PID")"
+    x1=$(switches "$SERVER_PID")
     w1=$(now)
     for i in "${!GEN_PIDS[@]}"; do
         if ! wait "${GEN_PIDS[$i]}"; then
@@ -235,7 +261,9 @@ measure() { # ROUND SERVER N CONNS: one run, one line of results.jsonl
     stop_server
     python3 bench/loops_report.py record "$OUT" "$K" \
         "$(jq_args run "$RUN" round "$round" server "$server" n "$n" conns "$conns" k "$K" \
-            cpu_s "$(awk -v a="$c0" -v b="$c1" -v t="$TICKS" 'BEGIN { print (b - a) / t }')" \
+            cpu_s "$(awk -v a="$((u0 + s0))" -v b="$((u1 + s1))" -v t="$TICKS" 'BEGIN { print (b - a) / t }')" \
+            user_s "$(awk -v a="$u0" -v b="$u1" -v t="$TICKS" 'BEGIN { print (b - a) / t }')" \
+            switches "$((x1 - x0))" \
             window_s "$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.3f", b - a }')" \
             fds_at_window "$fds" server_cpus "$cpus" client_cpus "$(echo "${CCPUS[@]:0:$K}" | tr ' ' ,)" \
             machine "$MACHINE" commit "$COMMIT" counts "$COUNTS" \
@@ -258,6 +286,13 @@ if [ "$COUNTS" = 1 ] && ! perf stat -e "$PERF_EVENTS" -- true >/dev/null 2>&1; t
     COUNTS=0
 fi
 
+# The server holds every connection (and loadgen its share): raise the open-file limit
+# to the hard limit if the largest CONNS would come near it.
+max_conns=$(printf '%s\n' $CONNS | sort -n | tail -1)
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((max_conns + 200)) ]; then
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    say "open-file limit raised to $(ulimit -n)"
+fi
 say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$ROUNDS"); do
     say "== round $round/$ROUNDS"
@@ -276,6 +311,10 @@ say "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "## Results"
     echo
     python3 bench/loops_report.py table "$RESULTS"
+    echo
+    echo "## Where the server's CPU goes: user space or the kernel"
+    echo
+    python3 bench/loops_report.py split "$RESULTS"
     echo
     echo "## The model beside them (stage 5)"
     echo

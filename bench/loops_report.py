@@ -12,6 +12,9 @@
                                                            the tables and the model as one
                                                            Markdown file the book includes
                                                            (--check as for the figure)
+    python3 bench/loops_report.py split RESULTS.jsonl      the server's CPU per message in
+                                                           user space and in the kernel,
+                                                           and its context switches
     python3 bench/loops_report.py record OUT K "KEY=VALUE lines"
                                                            (bench/loops.sh) one run's line
                                                            of results.jsonl, from the K
@@ -130,6 +133,14 @@ def record(out, k, pairs):
         "commit": f["commit"],
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+    if "user_s" in f:
+        # The same window split: user space against the kernel, and the server's context
+        # switches (all its threads), each per message.
+        per = float(f["window_s"]) * max(msgs, 1e-9)
+        row["server_user_us_per_msg"] = round(float(f["user_s"]) / per * 1e6, 3)
+        row["server_sys_us_per_msg"] = round(
+            (float(f["cpu_s"]) - float(f["user_s"])) / per * 1e6, 3)
+        row["switches_per_msg"] = round(int(f["switches"]) / per, 4)
     if f.get("counts") == "1":
         counts = {}
         with open(f"{out}/perf.csv", encoding="utf-8") as p:
@@ -154,6 +165,25 @@ def record(out, k, pairs):
 
 
 # ------------------------------------------------------------------------------------------
+def split(rows):
+    """User-space and kernel CPU per message, and context switches, where recorded."""
+    rows = [r for r in rows if "server_user_us_per_msg" in r]
+    if not rows:
+        print("(not recorded in these results)")
+        return
+    g = groups(rows)
+    print("| C | server | N | runs | server CPU µs/msg | user µs/msg | kernel µs/msg "
+          "| context switches per message |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for key in sorted(g, key=lambda k: (k[0], list(SERVERS).index(k[1]), k[2])):
+        conns, server, n = key
+        rs = g[key]
+        col = lambda f, spec: fmt_range([r[f] for r in rs], spec)
+        print(f"| {conns} | {SERVERS[server]} | {n} | {len(rs)} | {col('server_us_per_msg', '.2f')} "
+              f"| {col('server_user_us_per_msg', '.2f')} | {col('server_sys_us_per_msg', '.2f')} "
+              f"| {col('switches_per_msg', '.3f')} |")
+
+
 def table(rows):
     g = groups(rows)
     print("| C | server | N | runs | messages/s | server CPU µs/msg | server cores busy "
@@ -411,7 +441,7 @@ def machine_of(rows):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("table", "model", "figure", "page", "record"):
+    if len(argv) < 3 or argv[1] not in ("table", "model", "split", "figure", "page", "record"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     if argv[1] == "record":
@@ -420,6 +450,8 @@ def main(argv):
     rows = load(argv[2])
     if argv[1] == "table":
         table(rows)
+    elif argv[1] == "split":
+        split(rows)
     elif argv[1] == "model":
         model(rows)
     else:

@@ -7,6 +7,10 @@
 #                                      check the script; writes target/bench/benchmarks.md
 #   just bench / just bench-quick      the same
 #
+# After a full run it counts (bench/counts.sh, a few minutes; BENCH_COUNTS=0: not): user-space
+# instructions and system calls per operation, which do not move with the machine's load,
+# into bench/measured/counts.jsonl and the tables the page includes (counts.md).
+#
 # Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
 # `bench-stageN` binary (W1-W4) or an echo server (W5, W6: the one in its `bench-stageN`
 # binary if it has one, as stage 5 does, else its `echo_server` example), and CPython's
@@ -352,5 +356,13 @@ if [ "$REPORT" = docs/src/benchmarks.md ]; then
     # fails that test until the quoted figures follow.
     say "the book quotes these tables: UPDATE_FIGURES=1 cargo test --test figures makes its"
     say "quoted figures follow; then reread the sentences around the ones that changed"
+fi
+if [ "$REPORT" = docs/src/benchmarks.md ] && [ "${BENCH_COUNTS:-1}" = 1 ]; then
+    step "counts: bash bench/counts.sh"
+    if command -v valgrind >/dev/null && command -v strace >/dev/null; then
+        bash bench/counts.sh
+    else
+        say "no valgrind or strace: the counts on the page stay those of bench/measured/counts.jsonl"
+    fi
 fi
 say "done in ${elapsed}s"

@@ -4,8 +4,9 @@
 //! - Each row of [`FIGURES`] is a committed file (an SVG under `docs/src/figures/`, or the
 //!   tables under `bench/measured/` that a page includes) and the committed measurements it
 //!   is drawn from (`bench/measured/`, with their provenance in its README). The drawing is
-//!   code, `bench/loops_report.py` (Python's standard library only): the test runs it with
-//!   `--check`, which fails if the committed file is not exactly what it would draw.
+//!   code, `bench/loops_report.py` or `bench/counts_report.py` (Python's standard library
+//!   only): the test runs it with `--check`, which fails if the committed file is not
+//!   exactly what it would draw.
 //! - Every measured figure in the prose of the back pages ([`PAGES`]) is in a *mark* that
 //!   names the table cell it quotes (`figures/marks.rs`): the generated tables of the
 //!   benchmarks page, or a generated file of `bench/measured/`. A mark that no longer reads
@@ -37,10 +38,11 @@ use std::process::Command;
 use marks::Table;
 
 /// One committed drawing: `{svg}` (from the root), drawn from `bench/measured/{data}` by
-/// `bench/loops_report.py {how}`.
+/// `{script} {how}`.
 struct Figure {
     svg: &'static str,
     data: &'static str,
+    script: &'static str,
     how: &'static str,
 }
 
@@ -49,11 +51,19 @@ const FIGURES: &[Figure] = &[
     Figure {
         svg: "docs/src/figures/loops-16-cores.svg",
         data: "loops-16-cores.jsonl",
+        script: "bench/loops_report.py",
         how: "figure",
     },
     Figure {
         svg: "bench/measured/loops-16-cores.md",
         data: "loops-16-cores.jsonl",
+        script: "bench/loops_report.py",
+        how: "page",
+    },
+    Figure {
+        svg: "bench/measured/counts.md",
+        data: "counts.jsonl",
+        script: "bench/counts_report.py",
         how: "page",
     },
 ];
@@ -85,7 +95,7 @@ fn draw(figure: &Figure, check: bool) -> Option<std::process::Output> {
     let mut command = Command::new("python3");
     command
         .current_dir(root())
-        .arg("bench/loops_report.py")
+        .arg(figure.script)
         .arg(figure.how)
         .arg(format!("bench/measured/{}", figure.data))
         .arg(figure.svg);
@@ -123,7 +133,7 @@ fn the_books_measured_figures_are_what_the_generator_draws() {
     }
     assert!(
         stale.is_empty(),
-        "figures that differ from what bench/loops_report.py draws now:\n  {}\n\
+        "figures that differ from what their generators draw now:\n  {}\n\
          if the change is right: UPDATE_FIGURES=1 cargo test --test figures",
         stale.join("\n  ")
     );
@@ -231,8 +241,12 @@ fn the_introduction_keeps_to_two_thousand_five_hundred_words_of_prose() {
 fn a_table_regenerated_under_stale_prose_fails() {
     // The benchmarks page as committed passes; the same page with one marked cell of its
     // generated tables changed, as a new run of bench/run.sh would change it, does not.
+    // The page's other sources (bench/measured/) as committed.
     let with = |text: String| {
-        move |name: &str| (name == "bench").then(|| marks::tables(marks::generated(&text)))
+        move |name: &str| match name {
+            "bench" => Some(marks::tables(marks::generated(&text))),
+            _ => source(name),
+        }
     };
     // The marks rewritten from the page's own tables, so that this test does not depend on
     // whether another test is rewriting the file (`UPDATE_FIGURES=1`) as it runs.

@@ -9,10 +9,18 @@
 //! brought up to date at each scheduler tick, 4 ms: too coarse for a 5 ms run.)
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The CPU time (user and system) this thread has used so far.
+/// The CPU time (user and system) this thread has used so far; zero throughout when
+/// `BENCH_CPU_CLOCK=off`, for counting the workloads' instructions under valgrind
+/// (`bench/counts.sh`), which stops the process at rustix's lookup of the vDSO.
 pub fn thread_cpu_time() -> Duration {
+    static ON: OnceLock<bool> = OnceLock::new();
+    let on = ON.get_or_init(|| std::env::var_os("BENCH_CPU_CLOCK").is_none_or(|v| v != "off"));
+    if !on {
+        return Duration::ZERO;
+    }
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(t.tv_sec.unsigned_abs(), t.tv_nsec as u32)
 }
