@@ -112,6 +112,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("errors", 0),
     ("events::handle", 1),
     ("parts::selector", 1),
+    ("parts::selector::proactor", 2), // chapter 10: reads the selector's private fields
     ("parts::registry", 1),
     ("parts::current", 1),
     ("parts::transport_fds", 1),
