@@ -1,0 +1,2 @@
+//! placeholder (chapter 10; asyncio)
+fn main() {}
