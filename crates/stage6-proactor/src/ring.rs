@@ -283,6 +283,15 @@ impl Ring {
     }
 }
 
+impl std::fmt::Debug for Ring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ring")
+            .field("in_flight", &self.ops.len())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
 /// The submission entry for `op` on `fd`, its pointers into `op`'s own memory.
 fn entry_for(fd: RawFd, op: &mut Op) -> squeue::Entry {
     let fd = Fd(fd);
