@@ -36,6 +36,6 @@ pub use ring::{Ring, RingStats};
 pub use setup::{Refused, ring_or_exit};
 
 pub use stage5::{
-    Clock, Error, EventLoop, Future, Options, Queue, RealClock, Task, VirtualClock, gather, say,
-    sleep, timeout, wait_for,
+    Clock, Error, EventLoop, First, Future, Options, Queue, RealClock, Task, VirtualClock,
+    first_of, gather, say, sleep, timeout, wait_for,
 };
