@@ -211,6 +211,8 @@ fn run(lp: &ProactorLoop, listener: TcpListener, settings: Settings) -> Result<i
 
 // ANCHOR: main
 fn main() {
+    // Before anything listens: where io_uring is refused, one line and exit 2.
+    let ring = stage6::ring_or_exit("echo_server");
     let flags = settings::Flags::default();
     let setup = EchoSetup::from_args_with(
         "a TCP echo server on the proactor loop: io_uring (Ctrl-C to stop)",
@@ -219,7 +221,6 @@ fn main() {
         |flag, args| flags.take(flag, args),
         scaffold::net::listen,
     );
-    let ring = stage6::ring_or_exit("echo_server");
     let settings = Settings {
         grace: flags.grace.get(),
         api: flags.api.get(),

@@ -30,9 +30,12 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::rc::Rc;
 use std::time::Duration;
 
-use io_uring::types::{Fd, SubmitArgs, Timespec};
+use io_uring::types::{SubmitArgs, Timespec};
 use io_uring::{IoUring, opcode, squeue};
-use socket2::SockAddr;
+
+mod op; // the operations, and the submission entry each makes
+pub use op::Op;
+use op::entry_for;
 
 /// An operation's number: the `user_data` of its submission and of its completion.
 pub type Key = u64;
@@ -48,34 +51,6 @@ const DROP_ROUNDS: u32 = 10;
 
 /// How long a close waits for the kernel between two complaints (asyncio's `msg_update`).
 pub const CLOSE_PATIENCE: Duration = Duration::from_secs(1);
-
-// ANCHOR: op
-/// An operation and what it owns while the kernel has it.
-#[derive(Debug)]
-pub enum Op {
-    /// `recv` into the whole of `buf` (its length, not its capacity).
-    Recv {
-        /// Filled by the kernel from the start; its length is how much to read.
-        buf: Vec<u8>,
-    },
-    /// `send` of `buf[from..]` (`MSG_NOSIGNAL`: a reset peer is an error, not `SIGPIPE`).
-    Send {
-        /// Read by the kernel.
-        buf: Vec<u8>,
-        /// Where the bytes not sent yet begin.
-        from: usize,
-    },
-    /// `accept4`, the new socket close-on-exec and non-blocking.
-    Accept,
-    /// `connect` to `addr`, boxed so that its address does not move with the table.
-    Connect {
-        /// Read by the kernel.
-        addr: Box<SockAddr>,
-    },
-    /// `poll` for readability (the loop's selector, epoll's own descriptor).
-    PollIn,
-}
-// ANCHOR_END: op
 
 /// What the kernel holds: the operation with its memory, and its socket, kept open so
 /// that its number is not reused before the kernel has it.
@@ -289,31 +264,6 @@ impl std::fmt::Debug for Ring {
             .field("in_flight", &self.ops.len())
             .field("stats", &self.stats)
             .finish()
-    }
-}
-
-/// The submission entry for `op` on `fd`, its pointers into `op`'s own memory.
-fn entry_for(fd: RawFd, op: &mut Op) -> squeue::Entry {
-    let fd = Fd(fd);
-    match op {
-        Op::Recv { buf } => {
-            let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
-            opcode::Recv::new(fd, buf.as_mut_ptr(), len).build()
-        }
-        Op::Send { buf, from } => {
-            let rest = &buf[(*from).min(buf.len())..];
-            let len = u32::try_from(rest.len()).unwrap_or(u32::MAX);
-            opcode::Send::new(fd, rest.as_ptr(), len)
-                .flags(libc::MSG_NOSIGNAL)
-                .build()
-        }
-        Op::Accept => opcode::Accept::new(fd, std::ptr::null_mut(), std::ptr::null_mut())
-            .flags(libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK)
-            .build(),
-        Op::Connect { addr } => {
-            opcode::Connect::new(fd, addr.as_ptr().cast::<libc::sockaddr>(), addr.len()).build()
-        }
-        Op::PollIn => opcode::PollAdd::new(fd, libc::POLLIN as u32).build(),
     }
 }
 
