@@ -297,7 +297,9 @@ fn every_file_the_concept_table_names_exists() {
         }
         for &chapter in &row.main {
             let stage = stage_of(chapter, stages);
-            if !(2..=7).contains(&chapter) && chapter != 10 || !matches!(row.cells[stage - 1], Cell::Own(_)) {
+            if !(2..=7).contains(&chapter) && chapter != 10
+                || !matches!(row.cells[stage - 1], Cell::Own(_))
+            {
                 problems.push(format!(
                     "{}: main for chapter {chapter}, but stage {stage} has no file of its own for it",
                     row.name()

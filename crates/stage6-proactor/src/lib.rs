@@ -3,7 +3,8 @@
 //! Book chapter 10, [Completion: asyncio's proactor on
 //! io_uring](../../../docs/book/ch10-proactor.html). Retraces asyncio's
 //! `proactor_events.py` (`BaseProactorEventLoop`, `_ProactorSocketTransport`) and
-//! `windows_events.py` (`IocpProactor`, `_OverlappedFuture`), on Linux's io_uring.
+//! `windows_events.py` (`IocpProactor`, `_OverlappedFuture`), on Linux's io_uring. There is
+//! no seed section for it: the seeds end with the selector loop.
 //!
 //! Stages 1 to 5 wait for *readiness*: the kernel says a socket can be read, and the loop
 //! reads. Here the loop hands the kernel the operation and its buffer, and is told when it

@@ -9,7 +9,7 @@
 //! module keeps it true by one rule, the ownership invariant:
 //!
 //! > Every pointer in a submitted entry points into heap memory owned by that operation's
-//! > [`InFlight`] in `ops`, and an `InFlight` leaves `ops` only when the kernel's
+//! > `InFlight` in `ops`, and an `InFlight` leaves `ops` only when the kernel's
 //! > completion for it has been read (`reap`), or, if the ring is dropped, after every
 //! > operation has completed (`Drop`), or else it is leaked, never freed.
 //!
