@@ -161,6 +161,22 @@ const STAGE6: Server = Server {
     says_served: true,
 };
 
+/// Stage 6's `echo_server --api protocol`: a `Protocol` on the proactor's transport.
+const STAGE6_PROTOCOL: Server = Server {
+    run: |clock, listener, stop, reply, steps| {
+        stage6_run(
+            stage6_echo::Api::Protocol,
+            clock,
+            listener,
+            stop,
+            reply,
+            steps,
+        );
+    },
+    clients: 1000,
+    says_served: true,
+};
+
 /// True if io_uring is allowed here; if not, the reason, printed: stage 6's tests then
 /// say why they did not run, and pass.
 fn io_uring_here() -> bool {
@@ -419,6 +435,34 @@ fn stage6_a_4_mib_message_comes_back_intact() {
 fn stage6_a_reset_mid_stream_stops_nothing() {
     if io_uring_here() {
         a_reset_mid_stream_stops_nothing(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_many_clients_a_reset_and_a_half_close() {
+    if io_uring_here() {
+        many_clients_a_reset_and_a_half_close(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_plain_bytes_unchanged() {
+    if io_uring_here() {
+        plain_bytes_unchanged(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_4_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_4_mib_message_comes_back_intact(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_reset_mid_stream_stops_nothing() {
+    if io_uring_here() {
+        a_reset_mid_stream_stops_nothing(&STAGE6_PROTOCOL);
     }
 }
 
@@ -728,4 +772,18 @@ fn stage5_protocol_a_client_that_never_reads_gets_only_so_far() {
 #[test]
 fn stage5_streams_a_client_that_never_reads_gets_only_so_far() {
     a_client_that_never_reads_gets_only_so_far(&STAGE5_STREAMS);
+}
+
+#[test]
+fn stage6_a_client_that_never_reads_gets_only_so_far() {
+    if io_uring_here() {
+        a_client_that_never_reads_gets_only_so_far(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_client_that_never_reads_gets_only_so_far() {
+    if io_uring_here() {
+        a_client_that_never_reads_gets_only_so_far(&STAGE6_PROTOCOL);
+    }
 }

@@ -17,8 +17,13 @@
 //! nc 127.0.0.1 30000
 //! ```
 //!
+//! `--api protocol` serves the same echo with a `Protocol` on the proactor's transport
+//! (`echo_server/protocol.rs`): one receive always submitted, writes queued, flow control.
+//!
 //! Where io_uring is refused, it says so in one line and exits with 2.
 
+#[path = "echo_server/protocol.rs"]
+mod protocol;
 #[path = "echo_server/settings.rs"]
 mod settings;
 #[path = "echo_server/sock.rs"]
@@ -35,6 +40,12 @@ pub use settings::{Api, Settings};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use stage6::{Error, First, Future, ProactorLoop, Task, first_of, say, sleep};
 
+/// A connection: a task (`--api sock`) or a protocol on a transport (`--api protocol`).
+enum Connection {
+    Task(Task<()>),
+    Protocol(Rc<protocol::EchoProtocol>),
+}
+
 /// Says `Connection closed` when the connection's task ends, however it ends.
 struct Closed;
 
@@ -50,7 +61,7 @@ pub struct EchoServer {
     lp: ProactorLoop,
     settings: Settings,
     served: Cell<usize>,
-    connections: RefCell<HashMap<usize, Task<()>>>,
+    connections: RefCell<HashMap<usize, Connection>>,
     stop: Future<()>, // set when the shutdown begins: the accept and every read end
     accepting: Cell<bool>,
     cut: Cell<usize>,
@@ -116,10 +127,42 @@ async fn accept_loop(server: Rc<EchoServer>, listener: Rc<TcpListener>) -> Resul
 // ANCHOR_END: accept_loop
 
 impl EchoServer {
-    /// A task for the new connection `conn`.
+    /// Serve the new connection `conn` as `--api` says.
     fn start(self: &Rc<EchoServer>, conn: Rc<std::net::TcpStream>) -> Result<(), Error> {
         let id = self.served.get();
         self.served.set(id + 1);
+        let me = Rc::downgrade(self);
+        let ended = move || {
+            if let Some(server) = me.upgrade() {
+                let ended = server.connections.borrow_mut().remove(&id);
+                drop(ended); // outside the borrow
+                server.maybe_done();
+            }
+        };
+        let connection = match self.settings.api {
+            Api::Sock => Connection::Task(self.start_task(conn, ended)?),
+            Api::Protocol => {
+                let Ok(conn) = Rc::try_unwrap(conn) else {
+                    return Ok(()); // (the only reference: just accepted)
+                };
+                let echo = Rc::new(protocol::EchoProtocol::new(self.settings.reply, ended));
+                if self.stop.done() {
+                    echo.stop();
+                }
+                self.lp.make_socket_transport(conn, echo.clone());
+                Connection::Protocol(echo)
+            }
+        };
+        self.connections.borrow_mut().insert(id, connection);
+        Ok(())
+    }
+
+    /// A task for the connection `conn`; `ended` runs when it ends.
+    fn start_task(
+        &self,
+        conn: Rc<std::net::TcpStream>,
+        ended: impl FnOnce() + 'static,
+    ) -> Result<Task<()>, Error> {
         let (lp, reply, stop) = (self.lp.clone(), self.settings.reply, self.stop.clone());
         let closed = Closed; // dropped with the future, even if it never runs
         let task = self.lp.create_task(async move {
@@ -129,16 +172,8 @@ impl EchoServer {
             }
             Ok(())
         })?;
-        let me = Rc::downgrade(self);
-        task.add_done_callback(move |_, _| {
-            if let Some(server) = me.upgrade() {
-                let ended = server.connections.borrow_mut().remove(&id);
-                drop(ended); // outside the borrow
-                server.maybe_done();
-            }
-        });
-        self.connections.borrow_mut().insert(id, task);
-        Ok(())
+        task.add_done_callback(move |_, _| ended());
+        Ok(task)
     }
 
     // ANCHOR: shutdown
@@ -149,6 +184,15 @@ impl EchoServer {
             return self.cut_all();
         }
         let _ = self.stop.set_result(()); // (not done: checked above)
+        let protocols: Vec<_> = (self.connections.borrow().values())
+            .filter_map(|c| match c {
+                Connection::Protocol(echo) => Some(echo.clone()),
+                Connection::Task(_) => None, // a task sees `stop` itself
+            })
+            .collect();
+        for echo in protocols {
+            echo.stop();
+        }
         let me = Rc::downgrade(self);
         let cut = move |_: &stage6::EventLoop| {
             if let Some(server) = me.upgrade() {
@@ -163,10 +207,20 @@ impl EchoServer {
 
     /// Cancel every connection still open.
     fn cut_all(&self) {
-        let open: Vec<Task<()>> = self.connections.borrow().values().cloned().collect();
+        let open: Vec<_> = (self.connections.borrow().values())
+            .map(|c| match c {
+                Connection::Task(task) => Connection::Task(task.clone()),
+                Connection::Protocol(echo) => Connection::Protocol(echo.clone()),
+            })
+            .collect();
         self.cut.set(self.cut.get() + open.len());
-        for task in open {
-            task.cancel();
+        for connection in open {
+            match connection {
+                Connection::Task(task) => {
+                    task.cancel();
+                }
+                Connection::Protocol(echo) => echo.abort(),
+            }
         }
     }
 

@@ -21,6 +21,7 @@
 //! | [`op`] | `Op`: an operation's future | 10 |
 //! | [`event_loop`] | `ProactorLoop`: stage 5's loop with the proactor installed; `run` | 10 |
 //! | [`sockets`] | `sock_recv`, `sock_recv_into`, `sock_sendall`, `sock_accept`, `sock_connect` | 10 |
+//! | [`transport`] | `Transport`, `Protocol`: one receive always submitted, writes queued, flow control | 10 |
 //!
 //! What it reuses: all of stage 5, through its public API.
 
@@ -30,11 +31,13 @@ pub mod proactor;
 pub mod ring;
 pub mod setup;
 pub mod sockets;
+pub mod transport;
 
 pub use event_loop::{ProactorLoop, run};
 pub use op::Op;
 pub use ring::{Ring, RingStats};
 pub use setup::{Refused, ring_or_exit};
+pub use transport::{Protocol, Transport};
 
 pub use stage5::{
     Clock, Error, EventLoop, First, Future, Options, Queue, RealClock, Task, VirtualClock,

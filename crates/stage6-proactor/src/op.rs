@@ -21,6 +21,13 @@ use crate::ring::Key;
 /// A result the future hands over once: clones of it share one slot.
 pub struct Slot<T>(Rc<Cell<Option<T>>>);
 
+impl<T> Slot<T> {
+    /// The result, moved out; `None` if it was taken already.
+    pub fn take(&self) -> Option<T> {
+        self.0.take()
+    }
+}
+
 impl<T> Clone for Slot<T> {
     fn clone(&self) -> Self {
         Slot(self.0.clone())

@@ -25,17 +25,18 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::rc::Rc;
 use std::time::Duration;
 
 use io_uring::types::{SubmitArgs, Timespec};
 use io_uring::{IoUring, opcode, squeue};
+use socket2::{SockAddr, SockAddrStorage};
 
 mod op; // the operations, and the submission entry each makes
-pub use op::Op;
 use op::entry_for;
+pub use op::{Op, Peer};
 
 /// An operation's number: the `user_data` of its submission and of its completion.
 pub type Key = u64;
@@ -69,8 +70,8 @@ pub struct Done {
     pub result: io::Result<u32>,
     /// The operation, its buffer in it.
     pub op: Op,
-    /// For an accept that succeeded: the new socket.
-    pub accepted: Option<TcpStream>,
+    /// For an accept that succeeded: the new socket, and the peer's address.
+    pub accepted: Option<(TcpStream, Option<SocketAddr>)>,
 }
 
 /// What the ring has done so far.
@@ -216,15 +217,20 @@ impl Ring {
             if key == CANCEL {
                 continue; // a cancel request's own answer: its operation answers for itself
             }
-            let Some(flight) = self.ops.remove(&key) else {
+            let Some(mut flight) = self.ops.remove(&key) else {
                 continue; // (no operation has another number)
             };
             self.stats.completed += 1;
             let result = u32::try_from(result).map_err(|_| io::Error::from_raw_os_error(-result));
-            let accepted = match (&flight.op, &result) {
+            let accepted = match (&mut flight.op, &result) {
                 // SAFETY: a successful accept's result is a new descriptor the kernel just
-                // opened for this operation; nothing else owns it.
-                (Op::Accept, Ok(fd)) => Some(unsafe { TcpStream::from_raw_fd(*fd as RawFd) }),
+                // opened for this operation; nothing else owns it. The kernel wrote the
+                // peer's address and its length into `peer`, which it no longer holds.
+                (Op::Accept { peer }, Ok(fd)) => Some(unsafe {
+                    let storage = std::mem::replace(&mut peer.storage, SockAddrStorage::zeroed());
+                    let addr = SockAddr::new(storage, peer.len);
+                    (TcpStream::from_raw_fd(*fd as RawFd), addr.as_socket())
+                }),
                 _ => None,
             };
             out.push(Done {
@@ -255,15 +261,6 @@ impl Ring {
     /// The counters so far.
     pub fn stats(&self) -> RingStats {
         self.stats
-    }
-}
-
-impl std::fmt::Debug for Ring {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ring")
-            .field("in_flight", &self.ops.len())
-            .field("stats", &self.stats)
-            .finish()
     }
 }
 

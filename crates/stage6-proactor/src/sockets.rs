@@ -22,7 +22,7 @@ use stage5::Error;
 use crate::event_loop::ProactorLoop;
 use crate::op::{CurrentKey, Op, finish};
 use crate::proactor::{Then, Uring};
-use crate::ring::{Done, Op as RingOp};
+use crate::ring::{Done, Op as RingOp, Peer};
 
 /// An I/O error as the loop reports it; `ECANCELED` as a cancel.
 fn error(error: io::Error) -> Error {
@@ -100,15 +100,15 @@ impl ProactorLoop {
     // ANCHOR_END: sock_sendall
 
     /// Accept a connection (asyncio's `sock_accept`): the new socket is non-blocking and
-    /// close-on-exec; the peer's address is asked of it.
+    /// close-on-exec; the kernel writes the peer's address beside it.
     pub fn sock_accept(&self, listener: &Rc<TcpListener>) -> Op<(TcpStream, SocketAddr)> {
-        self.submit(listener.clone(), RingOp::Accept, |done| {
+        let op = RingOp::Accept { peer: Peer::new() };
+        self.submit(listener.clone(), op, |done| {
             match (done.result, done.accepted) {
-                // A connection: its socket, and whom it is with.
-                (Ok(_), Some(stream)) => {
-                    let peer = stream.peer_addr().map_err(error)?;
-                    Ok((stream, peer))
-                }
+                // A connection: its socket, and whom it is with (the kernel wrote the
+                // address as it accepted: a peer that has reset since still has one).
+                (Ok(_), Some((stream, Some(peer)))) => Ok((stream, peer)),
+                (Ok(_), Some((_, None))) => Err(Error::msg("accept gave no address")),
                 // Failed (EMFILE, ECONNABORTED...) or cancelled.
                 (Err(e), _) => Err(error(e)),
                 (Ok(_), None) => Err(Error::msg("accept answered without a socket")),

@@ -10,7 +10,7 @@ use std::os::fd::RawFd;
 
 use io_uring::types::Fd;
 use io_uring::{opcode, squeue};
-use socket2::SockAddr;
+use socket2::{SockAddr, SockAddrStorage};
 
 // ANCHOR: op
 /// An operation and what it owns while the kernel has it.
@@ -28,8 +28,12 @@ pub enum Op {
         /// Where the bytes not sent yet begin.
         from: usize,
     },
-    /// `accept4`, the new socket close-on-exec and non-blocking.
-    Accept,
+    /// `accept4`, the new socket close-on-exec and non-blocking; the kernel writes the
+    /// peer's address into `peer`.
+    Accept {
+        /// Written by the kernel.
+        peer: Box<Peer>,
+    },
     /// `connect` to `addr`, boxed so that its address does not move with the table.
     Connect {
         /// Read by the kernel.
@@ -39,6 +43,28 @@ pub enum Op {
     PollIn,
 }
 // ANCHOR_END: op
+
+/// Where an accept's peer address goes: the storage and its length, both the kernel's to
+/// write until the completion.
+pub struct Peer {
+    pub(super) storage: SockAddrStorage,
+    pub(super) len: libc::socklen_t,
+}
+
+impl Peer {
+    /// Room for any address.
+    pub fn new() -> Box<Peer> {
+        let storage = SockAddrStorage::zeroed();
+        let len = storage.size_of();
+        Box::new(Peer { storage, len })
+    }
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("len", &self.len).finish()
+    }
+}
 
 /// The submission entry for `op` on `fd`, its pointers into `op`'s own memory.
 pub(super) fn entry_for(fd: RawFd, op: &mut Op) -> squeue::Entry {
@@ -55,12 +81,24 @@ pub(super) fn entry_for(fd: RawFd, op: &mut Op) -> squeue::Entry {
                 .flags(libc::MSG_NOSIGNAL)
                 .build()
         }
-        Op::Accept => opcode::Accept::new(fd, std::ptr::null_mut(), std::ptr::null_mut())
-            .flags(libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK)
-            .build(),
+        Op::Accept { peer } => {
+            let addr = (&raw mut peer.storage).cast::<libc::sockaddr>();
+            opcode::Accept::new(fd, addr, &raw mut peer.len)
+                .flags(libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK)
+                .build()
+        }
         Op::Connect { addr } => {
             opcode::Connect::new(fd, addr.as_ptr().cast::<libc::sockaddr>(), addr.len()).build()
         }
         Op::PollIn => opcode::PollAdd::new(fd, libc::POLLIN as u32).build(),
+    }
+}
+
+impl std::fmt::Debug for super::Ring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ring")
+            .field("in_flight", &self.in_flight())
+            .field("stats", &self.stats())
+            .finish()
     }
 }
