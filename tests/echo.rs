@@ -787,3 +787,26 @@ fn stage6_protocol_a_client_that_never_reads_gets_only_so_far() {
         a_client_that_never_reads_gets_only_so_far(&STAGE6_PROTOCOL);
     }
 }
+
+/// A 10 MiB message: far more than the transport's high-water mark and the kernel's
+/// buffers; it comes back whole through stage 6's flow control.
+fn a_10_mib_message_comes_back_intact(server: &Server) {
+    scenario::assert_all_closed(with_server(server, Reply::Plain, |addr| {
+        scenario::big_message(addr, 10 << 20).unwrap();
+        1
+    }));
+}
+
+#[test]
+fn stage6_a_10_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_10_mib_message_comes_back_intact(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_10_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_10_mib_message_comes_back_intact(&STAGE6_PROTOCOL);
+    }
+}

@@ -242,9 +242,9 @@ impl EchoServer {
     }
 }
 
-/// Serve until the shutdown ends; the process's exit status (1 if a second signal cut
-/// connections).
-fn run(lp: &ProactorLoop, listener: TcpListener, settings: Settings) -> Result<i32, Error> {
+/// Serve until a signal's shutdown ends, as `main` does; the process's exit status (1 if
+/// a second signal cut connections).
+pub fn run(lp: &ProactorLoop, listener: TcpListener, settings: Settings) -> Result<i32, Error> {
     let server = serve_with(lp, listener, settings)?;
     let signals = Rc::new(Cell::new(0));
     for sig in [SIGINT, SIGTERM, SIGHUP] {
@@ -289,12 +289,3 @@ fn main() {
     }
 }
 // ANCHOR_END: main
-
-/// For the tests: serve `listener` with `reply` until `stop` (see [`Settings::stop`]).
-pub fn serve(lp: &ProactorLoop, listener: TcpListener, reply: Reply, settings: Settings) {
-    let settings = Settings { reply, ..settings };
-    match run(lp, listener, settings) {
-        Ok(_) => {}
-        Err(error) => scaffold::warn!("echo server: {error}"),
-    }
-}
