@@ -35,7 +35,7 @@ use std::net::TcpListener;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-use scaffold::net::{ACCEPT_RETRY_DELAY, EchoSetup, Reply, out_of_resources};
+use scaffold::net::{ACCEPT_RETRY_DELAY, EchoSetup, out_of_resources};
 pub use settings::{Api, Settings};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use stage6::{Error, First, Future, ProactorLoop, Task, first_of, say, sleep};
