@@ -140,3 +140,22 @@ fn stage_5_readers_still_work_under_the_ring() {
     lp.run_forever().unwrap();
     assert_eq!(&seen.borrow()[..], b"ready");
 }
+
+#[test]
+fn a_virtual_loop_with_only_an_operation_in_flight_waits_for_it() {
+    let Some(lp) = proactor_loop() else { return };
+    let (ours, mut peer) = pair();
+    // No timer, nothing ready, no reader: only the receive in flight can end the wait. A
+    // virtual loop that did not count it would give up (`NothingToWaitFor`).
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        peer.write_all(b"late").unwrap();
+        peer
+    });
+    let l = lp.clone();
+    let task = lp
+        .create_task(async move { l.sock_recv(&ours, 16).await })
+        .unwrap();
+    assert_eq!(lp.run_until_complete(&task).unwrap(), b"late");
+    drop(writer.join().unwrap());
+}
