@@ -20,6 +20,10 @@
 //! `--api protocol` serves the same echo with a `Protocol` on the proactor's transport
 //! (`echo_server/protocol.rs`): one receive always submitted, writes queued, flow control.
 //!
+//! Look for, with `--trace`: `submit: op N, recv on fd F` when a task awaits, then
+//! `completed: op N, recv: BYTES` after the loop's wait, then the task's `wake`; on Ctrl-C,
+//! `cancel: op N` and its completion, `Operation canceled`.
+//!
 //! Where io_uring is refused, it says so in one line and exits with 2.
 
 #[path = "echo_server/protocol.rs"]

@@ -66,7 +66,9 @@ impl Uring {
             return Err(io::Error::other("the proactor is closed"));
         }
         let fd = socket.as_raw_fd();
+        let name = op.name();
         let key = self.ring.borrow_mut().submit(fd, Some(socket), op)?;
+        scaffold::trace!("submit: op {key}, {name} on fd {fd}");
         self.then.borrow_mut().insert(key, then);
         Ok(key)
     }
@@ -77,7 +79,11 @@ impl Uring {
     /// continuation here until the kernel answers (asyncio's `_unregister`); the answer
     /// is `ECANCELED`, or the result, if the operation finished first.
     pub fn cancel(&self, key: Key) -> io::Result<bool> {
-        self.ring.borrow_mut().cancel(key)
+        let asked = self.ring.borrow_mut().cancel(key)?;
+        if asked && Some(key) != self.selector_poll.get() {
+            scaffold::trace!("cancel: op {key} (its memory stays the kernel's until it answers)");
+        }
+        Ok(asked)
     }
     // ANCHOR_END: unregister
 
@@ -142,6 +148,13 @@ impl Proactor for Uring {
         let done = std::mem::take(&mut *self.done.borrow_mut());
         let Some(me) = self.me.upgrade() else { return };
         for done in done {
+            if scaffold::console::tracing() {
+                let (key, name) = (done.key, done.op.name());
+                match &done.result {
+                    Ok(n) => scaffold::trace!("completed: op {key}, {name}: {n}"),
+                    Err(e) => scaffold::trace!("completed: op {key}, {name}: {e}"),
+                }
+            }
             let then = self.then.borrow_mut().remove(&done.key);
             if let Some(then) = then {
                 then(&me, done);

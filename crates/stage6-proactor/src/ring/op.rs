@@ -44,6 +44,19 @@ pub enum Op {
 }
 // ANCHOR_END: op
 
+impl Op {
+    /// The operation's name, for the trace.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Recv { .. } => "recv",
+            Op::Send { .. } => "send",
+            Op::Accept { .. } => "accept",
+            Op::Connect { .. } => "connect",
+            Op::PollIn => "poll",
+        }
+    }
+}
+
 /// Where an accept's peer address goes: the storage and its length, both the kernel's to
 /// write until the completion.
 pub struct Peer {
