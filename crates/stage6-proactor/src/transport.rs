@@ -13,14 +13,16 @@
 //! receive in flight and ends the connection once the last write has completed.
 
 use std::cell::{Cell, RefCell};
-use std::net::{Shutdown, TcpStream};
+use std::net::Shutdown;
 use std::rc::{Rc, Weak};
 
+use socket2::Socket;
 use stage5::Error;
 
 use crate::event_loop::ProactorLoop;
 use crate::op::{Op, Slot};
 
+mod closing; // close, abort, connection_lost
 mod protocol; // what the transport calls
 pub use protocol::Protocol;
 
@@ -45,7 +47,7 @@ pub struct Transport {
 
 struct Inner {
     lp: ProactorLoop,
-    sock: Rc<TcpStream>,
+    sock: Rc<Socket>,
     protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` once the connection is lost
     read: RefCell<Option<Receive>>,              // the receive in flight
     write: RefCell<Option<Op<Vec<u8>>>>,         // the send in flight
@@ -61,12 +63,17 @@ struct Inner {
 // ANCHOR: make_socket_transport
 impl ProactorLoop {
     /// A transport for `sock` serving `protocol` (asyncio's `_make_socket_transport`):
-    /// `connection_made`, then the first receive, scheduled in that order.
-    pub fn make_socket_transport(&self, sock: TcpStream, protocol: Rc<dyn Protocol>) -> Transport {
+    /// `connection_made`, then the first receive, scheduled in that order. Any connected
+    /// stream socket: a `TcpStream`, a `UnixStream`.
+    pub fn make_socket_transport(
+        &self,
+        sock: impl Into<Socket>,
+        protocol: Rc<dyn Protocol>,
+    ) -> Transport {
         let transport = Transport {
             inner: Rc::new(Inner {
                 lp: self.clone(),
-                sock: Rc::new(sock),
+                sock: Rc::new(sock.into()),
                 protocol: RefCell::new(Some(protocol.clone())),
                 read: RefCell::new(None),
                 write: RefCell::new(None),
@@ -235,54 +242,6 @@ impl Transport {
     fn shutdown_write(&self) {
         if let Err(error) = self.inner.sock.shutdown(Shutdown::Write) {
             scaffold::trace!("write_eof: {error}"); // the peer is gone: reading will say so
-        }
-    }
-
-    // ANCHOR: close
-    /// Close: cancel the receive in flight, and lose the connection once the last write
-    /// has completed (asyncio's `close`).
-    pub fn close(&self) {
-        let t = &self.inner;
-        if t.closing.replace(true) {
-            return;
-        }
-        let read = t.read.borrow_mut().take();
-        drop(read); // dropped in flight: cancelled, its buffer the kernel's until it answers
-        if t.write.borrow().is_none() {
-            self.lose_soon();
-        }
-    }
-
-    /// Close now: cancel both operations and drop what was not sent (asyncio's `abort`).
-    pub fn abort(&self) {
-        let t = &self.inner;
-        t.closing.set(true);
-        let (read, write) = (t.read.borrow_mut().take(), t.write.borrow_mut().take());
-        drop((read, write)); // cancelled
-        t.buffer.borrow_mut().clear();
-        self.lose_soon();
-    }
-    // ANCHOR_END: close
-
-    fn lose_soon(&self) {
-        let me = self.clone();
-        if self.inner.lp.call_soon(move |_| me.lose(None)).is_err() {
-            self.lose(None); // a closed loop: now
-        }
-    }
-
-    /// `connection_lost`, once; the protocol is dropped, which ends the cycle between it
-    /// and the transport. The socket closes when the kernel holds no operation on it.
-    fn lose(&self, error: Option<Error>) {
-        if self.inner.lost.replace(true) {
-            return;
-        }
-        self.inner.closing.set(true);
-        let read = self.inner.read.borrow_mut().take();
-        drop(read); // (cancelled, if a failed send lost the connection)
-        let protocol = self.inner.protocol.borrow_mut().take();
-        if let Some(protocol) = protocol {
-            protocol.connection_lost(error);
         }
     }
 
