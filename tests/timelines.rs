@@ -41,6 +41,8 @@ mod stage5_callbacks;
 mod stage5_old_code;
 #[path = "../crates/stage5-event-loop/tests/support/protocol_echo.rs"]
 mod stage5_protocol_echo;
+#[path = "../crates/stage6-proactor/tests/support/protocol_echo.rs"]
+mod stage6_protocol_echo;
 
 use stages::{run_stage1, run_stage2, run_stage5};
 
@@ -124,6 +126,18 @@ const PICTURES: &[Picture] = &[
         run: |clock| {
             let lp = stage5::EventLoop::with_clock(clock);
             stage5_protocol_echo::scenario(&lp);
+            lp.close().expect("the loop closes");
+        },
+    },
+    Picture {
+        stage: 6,
+        example: "chapter 8's echo on the proactor: a Protocol server and client on a socket pair",
+        file: "stage6-protocol_echo.svg",
+        run: |clock| {
+            // Where io_uring is refused the picture cannot be drawn: the test says so.
+            let ring = stage6::setup::ring().expect("io_uring (stage 6's picture needs it)");
+            let lp = stage6::ProactorLoop::new(ring, clock).expect("a loop");
+            stage6_protocol_echo::scenario(&lp);
             lp.close().expect("the loop closes");
         },
     },
