@@ -16,7 +16,9 @@
 //!   `Task`), private names mangled as Python mangles them (`Task.__step` is
 //!   `_Task__step`), and attributes set in a method (`self._ready = ...`) found in the
 //!   class's source. For a dotted name that begins with `_`, only its first part is looked
-//!   up (`_selector.select` is `_selector`).
+//!   up (`_selector.select` is `_selector`). The modules that do not import on Linux
+//!   (`windows_events.py`, whose `IocpProactor` chapter 10 retells) are read from their
+//!   source: their names, their classes' methods and `self.X` attributes.
 //! - **Links.** Every link into `github.com/python/cpython` names the tag `v3.11.7`, whose
 //!   line numbers the book counts. A link to `Lib/asyncio/FILE.py` names a file that
 //!   exists, and a line anchor `#La-Lb` lies inside a function or class of that file
@@ -123,13 +125,14 @@ warnings.simplefilter("ignore")
 import asyncio
 print("version\t%d.%d.%d" % sys.version_info[:3])
 modules = {}
+unimported = []
 for info in pkgutil.iter_modules(asyncio.__path__):
     if info.name.startswith("__"):
         continue  # asyncio.__main__ would start a REPL
     try:
         modules[info.name] = importlib.import_module("asyncio." + info.name)
     except Exception:
-        pass  # the Windows modules
+        unimported.append(info.name)  # the Windows modules: read from their source below
 classes = {}
 for module in modules.values():
     for _, cls in inspect.getmembers(module, inspect.isclass):
@@ -156,8 +159,32 @@ def sets(cls, name):
     return any(re.search(pattern, source(c)) for c in inspect.getmro(cls) if c is not object)
 def on_class(cls, name):
     return has(cls, name) or sets(cls, name)
+# The modules that do not import here (windows_events.py needs Windows): their names,
+# and their classes' members and `self.X` attributes, from their source.
+source_names, source_classes = set(), {}
+for name in unimported:
+    path = os.path.join(os.path.dirname(asyncio.__file__), name + ".py")
+    if not os.path.isfile(path):
+        continue
+    with open(path, encoding="utf-8") as f:
+        module = ast.parse(f.read())
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            source_names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            source_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, ast.ClassDef):
+            members = source_classes.setdefault(node.name, set())
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    members.add(sub.name)
+                elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
+                    if isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                        members.add(sub.attr)
 def anywhere(name):
     if any(name in vars(m) for m in modules.values()):
+        return True
+    if name in source_names or any(name in m for m in source_classes.values()):
         return True
     every = [c for group in classes.values() for c in group.values()]
     return any(has(c, name) for c in every) or any(sets(c, name) for c in every)
@@ -180,6 +207,8 @@ def lookup(path):
         return resolve(modules[head], rest)
     if head == "loop":
         return resolve(modules["unix_events"]._UnixSelectorEventLoop, rest)
+    if len(rest) == 1 and rest[0] in source_classes.get(head, ()):
+        return True
     return any(resolve(c, rest) for c in classes.get(head, {}).values())
 root = os.path.dirname(asyncio.__file__)
 def around(file, a, b):

@@ -130,9 +130,14 @@ fn parse(text: &str) -> (Vec<Row>, usize) {
     (rows, stages)
 }
 
-/// A chapter's stage: chapters 5, 6 and 7 are all stage 5's.
+/// A chapter's stage: chapters 5 to 9 are all stage 5's, chapter 10 is stage 6's.
 fn stage_of(chapter: usize, stages: usize) -> usize {
-    chapter.min(stages)
+    match chapter {
+        ..=4 => chapter,
+        5..=9 => 5,
+        _ => 6,
+    }
+    .min(stages)
 }
 
 /// Each stage's `src/`, from the repository root: `crates/stage3-tasks/src`.
@@ -295,7 +300,9 @@ fn every_file_the_concept_table_names_exists() {
         }
         for &chapter in &row.main {
             let stage = stage_of(chapter, stages);
-            if !(2..=7).contains(&chapter) || !matches!(row.cells[stage - 1], Cell::Own(_)) {
+            if !(2..=7).contains(&chapter) && chapter != 10
+                || !matches!(row.cells[stage - 1], Cell::Own(_))
+            {
                 problems.push(format!(
                     "{}: main for chapter {chapter}, but stage {stage} has no file of its own for it",
                     row.name()
@@ -698,7 +705,7 @@ fn bad_arguments_exit_2_with_one_line() {
         &["1.5", "2"],
         &["-1", "2"],
         &["0", "1"],
-        &["5", "6"],
+        &["6", "7"],
         &["3", "3"],
         &["5", "4"],
     ];

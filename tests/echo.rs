@@ -22,6 +22,9 @@ mod stage4_echo;
 #[allow(dead_code)]
 #[path = "../crates/stage5-event-loop/examples/echo_server.rs"]
 mod stage5_echo;
+#[allow(dead_code)]
+#[path = "../crates/stage6-proactor/examples/echo_server.rs"]
+mod stage6_echo;
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -148,6 +151,69 @@ const STAGE5_STREAMS: Server = Server {
     clients: 1000,
     says_served: true,
 };
+
+/// Stage 6's server (book chapter 10): `sock_*` as io_uring completions.
+const STAGE6: Server = Server {
+    run: |clock, listener, stop, reply, steps| {
+        stage6_run(stage6_echo::Api::Sock, clock, listener, stop, reply, steps);
+    },
+    clients: 1000,
+    says_served: true,
+};
+
+/// Stage 6's `echo_server --api protocol`: a `Protocol` on the proactor's transport.
+const STAGE6_PROTOCOL: Server = Server {
+    run: |clock, listener, stop, reply, steps| {
+        stage6_run(
+            stage6_echo::Api::Protocol,
+            clock,
+            listener,
+            stop,
+            reply,
+            steps,
+        );
+    },
+    clients: 1000,
+    says_served: true,
+};
+
+/// True if io_uring is allowed here; if not, the reason, printed: stage 6's tests then
+/// say why they did not run, and pass.
+fn io_uring_here() -> bool {
+    match stage6::setup::ring() {
+        Ok(_) => true,
+        Err(refused) => {
+            eprintln!("skipped: {refused}");
+            false
+        }
+    }
+}
+
+/// Stage 6's server with `api`, stopped by `stop`, taking `steps` on its loop.
+fn stage6_run(
+    api: stage6_echo::Api,
+    clock: Rc<dyn Clock>,
+    listener: TcpListener,
+    stop: Arc<AtomicBool>,
+    reply: Reply,
+    steps: Steps,
+) {
+    let ring = stage6::setup::ring().expect("io_uring (the test checked it first)");
+    let lp = stage6::ProactorLoop::new(ring, clock).expect("a loop");
+    let settings = stage6_echo::Settings {
+        api,
+        stop: Some(stop),
+        ..stage6_echo::Settings::new(reply)
+    };
+    let server = stage6_echo::serve_with(&lp, listener, settings).expect("a listener");
+    for (at, step) in steps {
+        lp.call_later(at.as_secs_f64(), move |_| step())
+            .expect("an open loop");
+    }
+    lp.run_forever().expect("the server runs until stopped");
+    stage6::say!("clients served: {}", server.served());
+    drop((server, lp));
+}
 
 /// Stage 5's server with `api`, stopped by `stop`, taking `steps` on its loop.
 fn stage5_run(
@@ -344,6 +410,62 @@ fn stage5_streams_a_reset_mid_stream_stops_nothing() {
     a_reset_mid_stream_stops_nothing(&STAGE5_STREAMS);
 }
 
+#[test]
+fn stage6_many_clients_a_reset_and_a_half_close() {
+    if io_uring_here() {
+        many_clients_a_reset_and_a_half_close(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_plain_bytes_unchanged() {
+    if io_uring_here() {
+        plain_bytes_unchanged(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_a_4_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_4_mib_message_comes_back_intact(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_a_reset_mid_stream_stops_nothing() {
+    if io_uring_here() {
+        a_reset_mid_stream_stops_nothing(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_many_clients_a_reset_and_a_half_close() {
+    if io_uring_here() {
+        many_clients_a_reset_and_a_half_close(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_plain_bytes_unchanged() {
+    if io_uring_here() {
+        plain_bytes_unchanged(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_4_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_4_mib_message_comes_back_intact(&STAGE6_PROTOCOL);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_reset_mid_stream_stops_nothing() {
+    if io_uring_here() {
+        a_reset_mid_stream_stops_nothing(&STAGE6_PROTOCOL);
+    }
+}
+
 /// How many connect/echo/close cycles the unread-output test makes: far more than a pipe's
 /// 64 KiB holds in `Connection closed` lines (about 3,600).
 const CYCLES: usize = 5_000;
@@ -417,6 +539,17 @@ fn stage5_a_server_whose_stdout_nobody_reads_serves_every_client() {
         "stage5_a_server_whose_stdout_nobody_reads_serves_every_client",
         "STAGE5_UNREAD_STDOUT_CHILD",
     );
+}
+
+#[test]
+fn stage6_a_server_whose_stdout_nobody_reads_serves_every_client() {
+    if io_uring_here() {
+        stdout_unread_serves_every_client(
+            &STAGE6,
+            "stage6_a_server_whose_stdout_nobody_reads_serves_every_client",
+            "STAGE6_UNREAD_STDOUT_CHILD",
+        );
+    }
 }
 
 /// How long, on the virtual clock, the out-of-descriptors scenario keeps the server out of
@@ -545,6 +678,18 @@ fn stage5_out_of_descriptors_says_so_once_a_second() {
     );
 }
 
+#[test]
+fn stage6_out_of_descriptors_says_so_once_a_second() {
+    if io_uring_here() {
+        out_of_descriptors_says_so_once_a_second(
+            &STAGE6,
+            "out of system resource",
+            "stage6_out_of_descriptors_says_so_once_a_second",
+            "STAGE6_EMFILE_CHILD",
+        );
+    }
+}
+
 /// The kernel buffers of the never-reading client's connection, each way and at each end,
 /// as asked with `SO_RCVBUF` and `SO_SNDBUF` (the kernel doubles the figure).
 const SMALL_BUFFER: usize = 16 << 10;
@@ -627,4 +772,41 @@ fn stage5_protocol_a_client_that_never_reads_gets_only_so_far() {
 #[test]
 fn stage5_streams_a_client_that_never_reads_gets_only_so_far() {
     a_client_that_never_reads_gets_only_so_far(&STAGE5_STREAMS);
+}
+
+#[test]
+fn stage6_a_client_that_never_reads_gets_only_so_far() {
+    if io_uring_here() {
+        a_client_that_never_reads_gets_only_so_far(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_client_that_never_reads_gets_only_so_far() {
+    if io_uring_here() {
+        a_client_that_never_reads_gets_only_so_far(&STAGE6_PROTOCOL);
+    }
+}
+
+/// A 10 MiB message: far more than the transport's high-water mark and the kernel's
+/// buffers; it comes back whole through stage 6's flow control.
+fn a_10_mib_message_comes_back_intact(server: &Server) {
+    scenario::assert_all_closed(with_server(server, Reply::Plain, |addr| {
+        scenario::big_message(addr, 10 << 20).unwrap();
+        1
+    }));
+}
+
+#[test]
+fn stage6_a_10_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_10_mib_message_comes_back_intact(&STAGE6);
+    }
+}
+
+#[test]
+fn stage6_protocol_a_10_mib_message_comes_back_intact() {
+    if io_uring_here() {
+        a_10_mib_message_comes_back_intact(&STAGE6_PROTOCOL);
+    }
 }

@@ -1,5 +1,5 @@
 //! Snapshot tests of every stage's examples, running the examples' own code on the virtual
-//! clock, without and with `--trace`. One harness for the five stages: the programs and the
+//! clock, without and with `--trace`. One harness for the six stages: the programs and the
 //! runners are in `support/stages.rs`, shared with `cross_stage.rs`. Review a changed
 //! snapshot with `cargo insta review` (see the book's introduction) before accepting it.
 //!
@@ -124,6 +124,54 @@ fn stage5_examples() {
             stage5_callbacks::program(&lp).expect("the walk runs to its end");
         })
     );
+}
+
+#[test]
+fn stage6_examples() {
+    if !io_uring_here() {
+        return;
+    }
+    let countdown = both(6, "countdown", |t| stage6(t, stage6_countdown::program));
+    assert_eq!(
+        countdown,
+        stage5(false, stage5_countdown::program),
+        "the same lines as stage 5"
+    );
+    let pc = both(6, "producer_consumer", |t| {
+        stage6(t, stage6_producer_consumer::program)
+    });
+    assert_eq!(
+        pc,
+        stage5(false, stage5_producer_consumer::program),
+        "the same lines as stage 5"
+    );
+}
+
+#[test]
+fn stage6_examples_say_in_one_line_that_io_uring_is_refused_and_exit_2() {
+    for example in ["countdown", "producer_consumer", "echo_server"] {
+        let run = std::process::Command::new(env!("CARGO"))
+            .args(["run", "-q", "-p", "stage6", "--example", example, "--"])
+            .args(
+                ["--virtual-time", "--addr", "127.0.0.1:0"]
+                    .iter()
+                    .take(match example {
+                        "echo_server" => 3,
+                        _ => 1,
+                    }),
+            )
+            .env(stage6::setup::REFUSE_VAR, "refuse")
+            .output()
+            .expect("cargo runs");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{example}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{example}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("{example}: io_uring refused here")),
+            "{stderr}"
+        );
+        assert!(run.stdout.is_empty(), "{example}");
+    }
 }
 
 #[test]

@@ -43,6 +43,8 @@ mod stage5_callbacks;
 mod stage5_old_code;
 #[path = "../crates/stage5-event-loop/tests/support/protocol_echo.rs"]
 mod stage5_protocol_echo;
+#[path = "../crates/stage6-proactor/tests/support/protocol_echo.rs"]
+mod stage6_protocol_echo;
 
 /// The handles asyncio's own loop ran for chapter 9's countdown (`conformance/handles.py`).
 const COUNTDOWN_HANDLES: &str =
@@ -147,6 +149,18 @@ const PICTURES: &[Picture] = &[
         example: "asyncio's countdown, its handles replayed",
         file: "stage5-asyncio_countdown.svg",
         run: |clock| drop(asyncio_countdown(clock)),
+    },
+    Picture {
+        stage: 6,
+        example: "chapter 8's echo on the proactor: a Protocol server and client on a socket pair",
+        file: "stage6-protocol_echo.svg",
+        run: |clock| {
+            // Where io_uring is refused the picture cannot be drawn: the test says so.
+            let ring = stage6::setup::ring().expect("io_uring (stage 6's picture needs it)");
+            let lp = stage6::ProactorLoop::new(ring, clock).expect("a loop");
+            stage6_protocol_echo::scenario(&lp);
+            lp.close().expect("the loop closes");
+        },
     },
 ];
 

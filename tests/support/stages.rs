@@ -1,4 +1,4 @@
-//! The five stages' example programs and how each stage runs one, in one place (book
+//! The six stages' example programs and how each stage runs one, in one place (book
 //! introduction, "Two commands"; every chapter's examples). Shared by the root tests: the
 //! snapshots of every stage's examples (`examples.rs`) and the stages side by side
 //! (`cross_stage.rs`).
@@ -45,6 +45,13 @@ pub mod stage5_countdown;
 #[allow(dead_code)]
 #[path = "../../crates/stage5-event-loop/examples/producer_consumer.rs"]
 pub mod stage5_producer_consumer;
+
+#[allow(dead_code)]
+#[path = "../../crates/stage6-proactor/examples/countdown.rs"]
+pub mod stage6_countdown;
+#[allow(dead_code)]
+#[path = "../../crates/stage6-proactor/examples/producer_consumer.rs"]
+pub mod stage6_producer_consumer;
 
 /// Stage 1's scheduler (and stage 3's, which is the same): schedule, then run.
 pub fn run_stage1(clock: Rc<dyn Clock>, program: fn(&stage1::Scheduler)) {
@@ -96,4 +103,33 @@ where
     F: std::future::Future<Output = Result<(), stage5::Error>> + 'static,
 {
     scaffold::transcript(trace, |clock| run_stage5(clock, main))
+}
+
+/// Stage 6: `asyncio.run(main())` on the proactor loop, as the example's `main` does.
+pub fn run_stage6<F>(clock: Rc<dyn Clock>, main: fn(stage6::ProactorLoop) -> F)
+where
+    F: std::future::Future<Output = Result<(), stage6::Error>> + 'static,
+{
+    let ring = stage6::setup::ring().expect("io_uring (checked by `io_uring_here` first)");
+    stage6::run(ring, clock, |lp| main(lp.clone())).expect("the program runs to completion");
+}
+
+/// [`run_stage6`] on the virtual clock, in a transcript.
+pub fn stage6<F>(trace: bool, main: fn(stage6::ProactorLoop) -> F) -> String
+where
+    F: std::future::Future<Output = Result<(), stage6::Error>> + 'static,
+{
+    scaffold::transcript(trace, |clock| run_stage6(clock, main))
+}
+
+/// True if io_uring is allowed here; if not, the reason is printed, and the stage 6 tests
+/// say why they did not run.
+pub fn io_uring_here() -> bool {
+    match stage6::setup::ring() {
+        Ok(_) => true,
+        Err(refused) => {
+            eprintln!("skipped: {refused}");
+            false
+        }
+    }
 }

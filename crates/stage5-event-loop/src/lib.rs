@@ -80,7 +80,7 @@ pub use futures::timeout::timeout;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::signals::hold_signal;
 pub use io::threads::LoopHandle;
-pub use parts::selector::{SelectorStats, Wait, WaitAround};
+pub use parts::selector::{Proactor, SelectorStats, Wait, WaitAround, Waited};
 pub use stage4::Interest;
 pub use streams::{
     IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,

@@ -76,6 +76,12 @@ impl EventLoop {
             return Ok(());
         }
         loop_trace!(self, "close()");
+        // Chapter 10: a proactor's operations in flight end first (asyncio's
+        // `BaseProactorEventLoop.close` closes its proactor before the base loop closes).
+        let proactor = self.inner.selector.borrow().proactor();
+        if let Some(proactor) = proactor {
+            proactor.close();
+        }
         for item in self.inner.remote.close() {
             if let Remote::Call(callback) = item {
                 self.run_handle(&Handle::new(self.next_handle_id(), None, callback));

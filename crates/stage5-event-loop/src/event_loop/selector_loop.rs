@@ -21,6 +21,7 @@
 
 use std::io;
 use std::os::fd::RawFd;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::task::Waker;
 
@@ -30,7 +31,7 @@ use stage4::Interest;
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
 use crate::parts::io_table::{Done, Waiter};
-use crate::parts::selector::{SelectorStats, WaitAround};
+use crate::parts::selector::{Proactor, SelectorStats, WaitAround};
 use crate::parts::self_pipe::RemoteQueue;
 
 mod wait_checks;
@@ -63,11 +64,18 @@ impl EventLoop {
     // ANCHOR_END: read_from_self
 
     /// True if something outside the loop may still wake it: a reader or writer besides
-    /// the self-pipe's, a signal handler, or another thread holding a `LoopHandle`.
+    /// the self-pipe's, a signal handler, another thread holding a `LoopHandle`, or an
+    /// operation in flight on a proactor (chapter 10).
     pub(super) fn watches_anything(&self) -> bool {
         self.inner.io.borrow().waiters() > 1
             || !self.inner.signals.borrow().is_empty()
             || self.inner.remote.has_handles()
+            || self
+                .inner
+                .selector
+                .borrow()
+                .proactor()
+                .is_some_and(|p| p.busy())
     }
 
     /// Before step 3's `select`: re-arm and release descriptors (`IoTable::before_select`),
@@ -183,6 +191,12 @@ impl EventLoop {
     /// uses to release its interpreter lock while the loop sleeps (see [`WaitAround`]).
     pub fn set_wait_around(&self, around: Option<WaitAround>) {
         self.inner.selector.borrow_mut().set_wait_around(around);
+    }
+
+    /// Wait on `proactor` in step 3 instead of on epoll (chapter 10: stage 6's io_uring);
+    /// `None` puts epoll back.
+    pub fn set_proactor(&self, proactor: Option<Rc<dyn Proactor>>) {
+        self.inner.selector.borrow_mut().set_proactor(proactor);
     }
 
     /// The queue other threads fill.

@@ -19,7 +19,8 @@
 //! and a test drives the table with a fake selector.
 //!
 //! One seam is for a host language (chapter 9, "The GIL around select"): the wait may run
-//! inside a [`WaitAround`], which Python's module uses to release the GIL while it sleeps.
+//! inside a [`WaitAround`], which Python's module uses to release the GIL while it sleeps;
+//! in another (chapter 10), a completion backend, a [`Proactor`], waits in its place.
 //!
 //! What changed since stage 4: stage 4's [`stage4::MioSelector`] registered a socket for
 //! every wait and removed it when the wait fired, one-shot. This selector knows nothing
@@ -38,6 +39,8 @@ use mio::unix::SourceFd;
 use mio::{Events, Poll, Token};
 use stage4::Interest;
 
+mod proactor; // chapter 10: a completion backend waits in the selector's place
+pub use proactor::{Proactor, Waited};
 /// How many events one `select` returns at most; more wait for the next iteration.
 const EVENTS_CAPACITY: usize = 1024;
 
@@ -163,6 +166,7 @@ pub struct Selector {
     events: Events,
     stats: SelectorStats,
     around: Option<WaitAround>, // `None`: wait here (every Rust program)
+    proactor: Option<std::rc::Rc<dyn Proactor>>, // chapter 10: completions, not readiness (`proactor.rs`)
 }
 
 impl Selector {
@@ -173,6 +177,7 @@ impl Selector {
             events: Events::with_capacity(EVENTS_CAPACITY),
             stats: SelectorStats::default(),
             around: None,
+            proactor: None,
         })
     }
 
@@ -182,6 +187,9 @@ impl Selector {
     /// call. An interrupted wait (a signal, EINTR) is zero events, as in asyncio.
     pub fn select(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
         self.stats.selects += 1;
+        if self.proactor.is_some() {
+            return self.select_proactor(timeout); // chapter 10: wait on completions
+        }
         let (poll, events) = (&mut self.poll, &mut self.events);
         let mut wait = || poll.poll(events, timeout);
         let waited = match &self.around {
@@ -288,14 +296,6 @@ fn mio_interest(interests: Interests) -> mio::Interest {
 /// that was never added or was dropped on close, `EBADF` for one that is not open.
 fn forgotten(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::EBADF)
-}
-
-impl std::fmt::Debug for Selector {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Selector")
-            .field("stats", &self.stats)
-            .finish()
-    }
 }
 
 #[cfg(test)]

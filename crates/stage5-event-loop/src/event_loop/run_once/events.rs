@@ -23,12 +23,17 @@ use crate::parts::self_pipe::Remote;
 impl EventLoop {
     // ANCHOR: process_events
     /// Step 3, second half: first what other threads queued (asyncio put it in the ready
-    /// queue when they called), then the selector's events: readers' and writers' handles
-    /// to the ready queue, waiting tasks woken (chapter 7).
+    /// queue when they called), then a proactor's completions (chapter 10), then the
+    /// selector's events: readers' and writers' handles to the ready queue, waiting tasks
+    /// woken (chapter 7).
     pub(super) fn process_events(&self, events: usize) {
         self.take_remote_calls();
         if events == 0 {
             return;
+        }
+        let proactor = self.inner.selector.borrow().proactor(); // chapter 10
+        if let Some(proactor) = proactor {
+            proactor.dispatch(); // completions: futures resolved, tasks woken
         }
         let inner = &*self.inner;
         let mut buffers = self.dispatch_buffers(); // kept from one iteration to the next
