@@ -277,6 +277,8 @@ fn main() {
         false,
         settings::USAGE,
         |flag, args| flags.take(flag, args),
+        // One loop: every flag goes with every other.
+        |_| None,
         scaffold::net::listen,
     );
     let settings = Settings {
