@@ -135,6 +135,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::io_table::drained", 3),
     ("parts::io_table::close", 3),
     ("parts::io_table::listed", 3),
+    ("parts::io_table::invariants", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),

@@ -29,7 +29,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::{Done, Waiter};
+use crate::parts::io_table::{Done, Release, Waiter};
 use crate::parts::selector::{SelectorStats, WaitAround};
 use crate::parts::self_pipe::RemoteQueue;
 
@@ -120,8 +120,8 @@ impl EventLoop {
     /// for one that neither waited nor learned anything about `fd`: a write that went
     /// through, or an error at the first try.
     #[inline]
-    pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Option<Done>) {
-        if waited || matches!(done, Some(Done::Drained | Done::Ended)) {
+    pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Done) {
+        if waited || matches!(done, Done::Drained | Done::Ended) {
             let mut selector = self.inner.selector.borrow_mut();
             let old = self
                 .inner
@@ -139,13 +139,13 @@ impl EventLoop {
         self.inner.io.borrow().is_drained(fd)
     }
 
-    /// Take `fd`'s waiter for `interest` out; with `release`, keep the registration until
-    /// the next select (see `IoTable::remove`).
+    /// Take `fd`'s waiter for `interest` out; a descriptor left with none is deregistered
+    /// when `release` says (see `IoTable::remove`).
     pub(crate) fn remove_waiter(
         &self,
         fd: RawFd,
         interest: Interest,
-        release: bool,
+        release: Release,
     ) -> Option<Waiter<EventLoop>> {
         let mut selector = self.inner.selector.borrow_mut();
         let mut io = self.inner.io.borrow_mut();

@@ -19,7 +19,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::Waiter;
+use crate::parts::io_table::{Release, Waiter};
 
 impl EventLoop {
     // ANCHOR: add_reader
@@ -87,7 +87,7 @@ impl EventLoop {
         if self.is_closed() {
             return false;
         }
-        let old = self.remove_waiter(fd, interest, false);
+        let old = self.remove_waiter(fd, interest, Release::Now);
         loop_trace!(
             self,
             "remove_{} fd {fd}: {}",

@@ -38,6 +38,7 @@ use scaffold::Event;
 use crate::event_loop::EventLoop;
 use crate::parts::current::current_task;
 pub use crate::parts::io_table::Done;
+use crate::parts::io_table::Release;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
@@ -95,7 +96,7 @@ where
                 // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, Some(done));
+                    this.lp.io_done(this.fd, this.interest, waited, done);
                     return Poll::Ready(Ok(value));
                 }
                 // Failed for real (reset, refused, a bad descriptor): the operation ends
@@ -103,7 +104,8 @@ where
                 // waited, its registration goes now, unless another waiter still uses it.
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, None);
+                    this.lp
+                        .io_done(this.fd, this.interest, waited, Done::Failed);
                     return Poll::Ready(Err(error));
                 }
             }
@@ -118,7 +120,7 @@ impl<F> Drop for IoOp<'_, F> {
     fn drop(&mut self) {
         if self.waiting {
             // The waiter taken out is our own waker: nothing to cancel or wake.
-            drop(self.lp.remove_waiter(self.fd, self.interest, false));
+            drop(self.lp.remove_waiter(self.fd, self.interest, Release::Now));
         }
     }
     // ANCHOR_END: io_op_drop
