@@ -119,6 +119,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("errors", 0),
     ("events::handle", 1),
     ("parts::selector", 1),
+    ("parts::selector::errno", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
     ("parts::transport_fds", 1),

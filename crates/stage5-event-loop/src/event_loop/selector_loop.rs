@@ -104,7 +104,7 @@ impl EventLoop {
 
     /// A task's operation found `fd` not ready for `interest`: wait with `waker`
     /// (`IoTable::wait`: no system call when the registration is kept).
-    pub(crate) fn wait_io(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
+    pub(crate) fn io_wait(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
         let mut selector = self.inner.selector.borrow_mut();
         let old = self
             .inner

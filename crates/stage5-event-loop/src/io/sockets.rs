@@ -39,6 +39,7 @@ use crate::event_loop::EventLoop;
 use crate::parts::current::current_task;
 pub use crate::parts::io_table::Done;
 use crate::parts::io_table::Release;
+use crate::parts::selector::connect_under_way;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
@@ -75,7 +76,7 @@ where
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    if let Err(error) = this.lp.wait_io(this.fd, this.interest, cx.waker()) {
+                    if let Err(error) = this.lp.io_wait(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     // `loop_event!` by hand: the task's number is looked up only when
@@ -230,8 +231,7 @@ impl EventLoop {
             // Connected at once (loopback sometimes does).
             Ok(()) => return Ok(()),
             // Under way: wait until the socket is writable.
-            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) if connect_under_way(&e) => {}
             // Refused, unreachable, a bad address: the caller's error.
             Err(e) => return Err(e),
         }

@@ -50,10 +50,10 @@ pub(crate) struct TransportInner {
     pub(crate) protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
     pub(crate) buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
     pub(crate) flow: FlowControl,
-    pub(crate) conn_lost: Cell<u32>, // `connection_lost` scheduled (then counts writes after)
+    pub(crate) conn_lost: Cell<bool>, // `connection_lost` scheduled (asyncio's `_conn_lost`)
     pub(crate) closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
-    pub(crate) eof: Cell<bool>,      // `write_eof` called
-    pub(crate) paused: Cell<bool>,   // reading paused
+    pub(crate) eof: Cell<bool>,       // `write_eof` called
+    pub(crate) paused: Cell<bool>,    // reading paused
 }
 // ANCHOR_END: state
 
@@ -87,7 +87,7 @@ impl EventLoop {
                 protocol: RefCell::new(Some(protocol.clone())),
                 buffer: RefCell::new(Vec::new()),
                 flow: FlowControl::new(),
-                conn_lost: Cell::new(0),
+                conn_lost: Cell::new(false),
                 closing: Rc::new(Cell::new(false)),
                 eof: Cell::new(false),
                 paused: Cell::new(false),
@@ -173,7 +173,7 @@ impl Transport {
         let Some(lp) = self.event_loop() else { return };
         lp.remove_callback_waiter(inner.fd, Interest::Read);
         if inner.buffer.borrow().is_empty() {
-            inner.conn_lost.set(inner.conn_lost.get() + 1);
+            inner.conn_lost.set(true);
             lp.remove_callback_waiter(inner.fd, Interest::Write);
             self.schedule_connection_lost(&lp, None);
         }
@@ -193,7 +193,7 @@ impl Transport {
     /// `connection_lost(exc)`, once.
     pub(crate) fn force_close(&self, lp: &EventLoop, exc: Option<Error>) {
         let inner = &*self.inner;
-        if inner.conn_lost.get() > 0 {
+        if inner.conn_lost.get() {
             return;
         }
         if !inner.buffer.borrow().is_empty() {
@@ -203,7 +203,7 @@ impl Transport {
         if !inner.closing.replace(true) {
             lp.remove_callback_waiter(inner.fd, Interest::Read);
         }
-        inner.conn_lost.set(inner.conn_lost.get() + 1);
+        inner.conn_lost.set(true);
         self.schedule_connection_lost(lp, exc);
     }
     // ANCHOR_END: force_close
