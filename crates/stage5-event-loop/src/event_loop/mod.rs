@@ -49,6 +49,7 @@ use crate::parts::registry::TaskRegistry;
 use crate::parts::selector::Selector;
 use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
 use crate::parts::signal_table::SignalTable;
+use crate::parts::transport_fds::TransportFds;
 
 pub(crate) mod timers;
 
@@ -159,6 +160,7 @@ struct LoopInner {
     self_pipe: SelfPipe,             // its read end, watched by a reader
     remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
     signals: RefCell<SignalTable<EventLoop>>,
+    transports: RefCell<TransportFds>, // chapter 8: descriptors a transport owns (`_transports`)
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
 }
@@ -204,6 +206,7 @@ impl EventLoop {
             self_pipe,
             remote: Arc::new(remote),
             signals: RefCell::default(),
+            transports: RefCell::default(),
             reuse: reuse::Reuse::default(),
             running_handle: Cell::new(None),
         });

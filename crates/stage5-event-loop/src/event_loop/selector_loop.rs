@@ -19,8 +19,10 @@
 //! direction in a map, and a one-shot selector; the table, the self-pipe and the signals
 //! are new.
 
+use std::cell::Cell;
 use std::io;
 use std::os::fd::RawFd;
+use std::rc::Weak;
 use std::sync::Arc;
 use std::task::Waker;
 
@@ -183,6 +185,21 @@ impl EventLoop {
     /// uses to release its interpreter lock while the loop sleeps (see [`WaitAround`]).
     pub fn set_wait_around(&self, around: Option<WaitAround>) {
         self.inner.selector.borrow_mut().set_wait_around(around);
+    }
+
+    /// Note that `fd` belongs to a transport, whose `closing` flag this is (chapter 8).
+    pub(crate) fn attach_transport(&self, fd: RawFd, closing: Weak<Cell<bool>>) {
+        self.inner.transports.borrow_mut().attach(fd, closing);
+    }
+
+    /// `fd` is no longer a transport's: its socket is being closed.
+    pub(crate) fn detach_transport(&self, fd: RawFd) {
+        self.inner.transports.borrow_mut().detach(fd);
+    }
+
+    /// asyncio's `_ensure_fd_no_transport`: refuse a transport's `fd` to `add_reader`.
+    pub(crate) fn ensure_fd_no_transport(&self, fd: RawFd) -> Result<(), Error> {
+        self.inner.transports.borrow().ensure_fd_no_transport(fd)
     }
 
     /// The queue other threads fill.

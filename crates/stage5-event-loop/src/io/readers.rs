@@ -32,7 +32,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
-        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
+        self.ensure_fd_no_transport(fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Read, callback)
     }
     // ANCHOR_END: add_reader
@@ -50,7 +50,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
-        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
+        self.ensure_fd_no_transport(fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Write, callback)
     }
 

@@ -29,7 +29,6 @@ use crate::errors::{Error, catch};
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::future::Future;
-use crate::parts::transport_fds;
 use crate::transports::flow_control::FlowControl;
 
 /// A connection's transport (asyncio's `_SelectorSocketTransport`). Cloning gives another
@@ -42,7 +41,6 @@ pub struct Transport {
 // ANCHOR: state
 pub(crate) struct TransportInner {
     pub(crate) lp: WeakLoop,
-    pub(crate) lp_address: usize,
     pub(crate) sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
     pub(crate) fd: RawFd,
     pub(crate) peername: Option<SocketAddr>,
@@ -79,7 +77,6 @@ impl EventLoop {
         let transport = Transport {
             inner: Rc::new(TransportInner {
                 lp: self.downgrade(),
-                lp_address: self.address(),
                 peername: sock.peer_addr().ok().and_then(|a| a.as_socket()),
                 sockname: sock.local_addr().ok().and_then(|a| a.as_socket()),
                 sock: RefCell::new(Some(sock)),
@@ -93,7 +90,7 @@ impl EventLoop {
                 paused: Cell::new(false),
             }),
         };
-        transport_fds::attach(self.address(), fd, Rc::downgrade(&transport.inner.closing));
+        self.attach_transport(fd, Rc::downgrade(&transport.inner.closing));
         loop_trace!(
             self,
             "transport fd {fd}: connection_made and reader scheduled"
@@ -233,7 +230,7 @@ impl Transport {
     pub(crate) fn call_connection_lost(&self, lp: &EventLoop, exc: Option<Error>) {
         self.call_protocol(lp, "connection_lost", |p| p.connection_lost(exc));
         let inner = &*self.inner;
-        transport_fds::detach(inner.lp_address, inner.fd);
+        lp.detach_transport(inner.fd);
         // Before the socket closes: its number may be given to a new socket at once.
         lp.remove_callback_waiter(inner.fd, Interest::Read);
         lp.remove_callback_waiter(inner.fd, Interest::Write);
@@ -245,7 +242,10 @@ impl Transport {
 
 impl Drop for TransportInner {
     fn drop(&mut self) {
-        transport_fds::detach(self.lp_address, self.fd);
+        // A loop that is gone took its map of transports with it.
+        if let Some(lp) = self.lp.upgrade() {
+            lp.detach_transport(self.fd);
+        }
     }
 }
 
