@@ -8,7 +8,8 @@
 //! its transport), how it ends (`close` waits for the write buffer to drain, `abort` throws
 //! it away; either way `connection_lost` comes once, with `call_soon`, and only then is the
 //! socket closed), and reading paused and resumed. Reading and writing themselves are in
-//! `reading.rs` and `writing.rs`.
+//! its child modules `transport/reading.rs` and `transport/writing.rs`, which read its
+//! private fields as a child may.
 //!
 //! The protocol's trait is here too: the transport holds its protocol, and the protocol is
 //! handed its transport, so the two are one module (asyncio's `protocols.py` holds only the
@@ -31,27 +32,33 @@ use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::future::Future;
 use crate::transports::flow_control::FlowControl;
 
+mod info;
+mod reading;
+mod writing;
+
+pub use reading::MAX_SIZE;
+
 /// A connection's transport (asyncio's `_SelectorSocketTransport`). Cloning gives another
 /// handle to the same transport.
 #[derive(Clone)]
 pub struct Transport {
-    pub(crate) inner: Rc<TransportInner>,
+    inner: Rc<TransportInner>,
 }
 
 // ANCHOR: state
 pub(crate) struct TransportInner {
-    pub(crate) lp: WeakLoop,
-    pub(crate) sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
-    pub(crate) fd: RawFd,
-    pub(crate) peername: Option<SocketAddr>,
-    pub(crate) sockname: Option<SocketAddr>,
-    pub(crate) protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
-    pub(crate) buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
-    pub(crate) flow: FlowControl,
-    pub(crate) conn_lost: Cell<bool>, // `connection_lost` scheduled (asyncio's `_conn_lost`)
-    pub(crate) closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
-    pub(crate) eof: Cell<bool>,       // `write_eof` called
-    pub(crate) paused: Cell<bool>,    // reading paused
+    lp: WeakLoop,
+    sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
+    fd: RawFd,
+    peername: Option<SocketAddr>,
+    sockname: Option<SocketAddr>,
+    protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
+    buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
+    flow: FlowControl,
+    conn_lost: Cell<bool>, // `connection_lost` scheduled (asyncio's `_conn_lost`)
+    closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
+    eof: Cell<bool>,       // `write_eof` called
+    paused: Cell<bool>,    // reading paused
 }
 // ANCHOR_END: state
 
