@@ -266,7 +266,7 @@ pub trait Protocol {
         let _ = transport; // the default keeps nothing
     }
 
-    /// Bytes arrived (at most [`MAX_SIZE`](crate::transports::MAX_SIZE) at a time).
+    /// Bytes arrived (at most [`MAX_SIZE`] at a time).
     fn data_received(&self, data: &[u8]) {
         let _ = data; // the default ignores them
     }
