@@ -1,12 +1,12 @@
-//! The I/O table's invariants, all in one function (book, "Going further", "Making the loop
-//! fast", after chapter 7; no public source: asyncio keeps no side queues beside its
-//! selector's keys).
+//! The I/O table's invariants, all in one function (book chapter 7, "Readers and writers
+//! on a selector"; no public source: asyncio keeps no side queues beside its selector's
+//! keys).
 //!
 //! The table keeps, beside each descriptor's `Source`, three queues for speed (`rearm`,
 //! `release`, `unchecked`) and a count of its waiters, so that the loop never walks every
 //! descriptor. Each is a mirror of something the sources say, and a mirror can drift. This
-//! file holds the only code that fills or empties a slot (`install`, `take`, `reset`: the
-//! count follows), and states what must hold between the sources and their mirrors, as
+//! file holds the only code that fills or empties a slot (`install`, `take`, `empty`,
+//! `reset`: the count follows; `close.rs` empties the whole table at once), and states what must hold between the sources and their mirrors, as
 //! [`IoTable::invariants`]. In the unit tests every operation of the table ends with the
 //! check ([`IoTable::check`]); in every debug build (the loop's integration tests, the
 //! workspace's) each select is preceded by it; a release build never runs it. A rule broken
