@@ -718,3 +718,35 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
     assert_eq!(rows["run"].file, "f.rs");
     assert_eq!(problems, ["remove the second row of `run`"]);
 }
+
+/// Stage 5's thread-locals: each is this thread's own (a counter, a flag, the running step,
+/// the list of its loops), none a map keyed by a loop's address. What belongs to one loop
+/// is a field of that loop, as asyncio's `self._transports` is.
+const STAGE5_THREAD_LOCALS: &[&str] = &[
+    "crates/stage5-event-loop/src/errors.rs: CATCHING",
+    "crates/stage5-event-loop/src/event_loop/lifecycle.rs: RUNNING_HERE",
+    "crates/stage5-event-loop/src/event_loop/weak.rs: LOOPS",
+    "crates/stage5-event-loop/src/parts/current.rs: STEP",
+];
+
+#[test]
+fn stage5_keeps_no_thread_local_but_the_threads_own() {
+    let mut found = Vec::new();
+    for file in rust_files(&root().join("crates/stage5-event-loop/src")) {
+        let code = fs::read_to_string(&file).unwrap();
+        for block in code.split("thread_local! {").skip(1) {
+            let block = block.split("\n}").next().unwrap_or_default();
+            for line in block.lines().map(str::trim) {
+                if let Some(rest) = line.strip_prefix("static ") {
+                    let name = rest.split(':').next().unwrap_or_default().trim();
+                    found.push(format!("{}: {name}", rel(&file)));
+                }
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(
+        found, STAGE5_THREAD_LOCALS,
+        "a new thread-local in stage 5: if it belongs to one loop, make it the loop's field"
+    );
+}
