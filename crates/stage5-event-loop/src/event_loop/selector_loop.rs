@@ -30,9 +30,9 @@ use socket2::Socket;
 use stage4::Interest;
 
 use crate::errors::Error;
-use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::{Done, Release, Waiter};
-use crate::parts::selector::{SelectorStats, WaitAround};
+use crate::event_loop::{EventLoop, Handle, IoDriver};
+use crate::parts::io_table::{Done, IoTable, Release, Waiter};
+use crate::parts::selector::{Selector, SelectorStats, WaitAround};
 use crate::parts::self_pipe::RemoteQueue;
 
 mod wait_checks;
@@ -79,10 +79,10 @@ impl EventLoop {
             return; // the common case of a busy loop: nothing to re-arm, release or check
         }
         let unchecked = {
-            let mut selector = self.inner.io.selector.borrow_mut();
-            let mut io = self.inner.io.table.borrow_mut();
-            io.before_select(&mut selector);
-            io.has_unchecked()
+            self.inner.io.with_table(|table, selector| {
+                table.before_select(selector);
+                table.has_unchecked()
+            })
         };
         if unchecked {
             // Whether a task was woken does not matter here: its step is queued either way.
@@ -97,25 +97,18 @@ impl EventLoop {
         interest: Interest,
         waiter: Waiter<EventLoop>,
     ) -> io::Result<Option<Waiter<EventLoop>>> {
-        let mut selector = self.inner.io.selector.borrow_mut();
         self.inner
             .io
-            .table
-            .borrow_mut()
-            .add(&mut selector, fd, interest, waiter)
+            .with_table(|table, selector| table.add(selector, fd, interest, waiter))
     }
 
     /// A task's operation found `fd` not ready for `interest`: wait with `waker`
     /// (`IoTable::wait`: no system call when the registration is kept).
     pub(crate) fn io_wait(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
-        let mut selector = self.inner.io.selector.borrow_mut();
         let old = self
             .inner
             .io
-            .table
-            .borrow_mut()
-            .wait(&mut selector, fd, interest, waker)?;
-        drop(selector);
+            .with_table(|table, selector| table.wait(selector, fd, interest, waker))?;
         drop(old); // outside the borrows: a waker's drop may look at the loop
         Ok(())
     }
@@ -126,14 +119,10 @@ impl EventLoop {
     #[inline]
     pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Done) {
         if waited || matches!(done, Done::Drained | Done::Ended) {
-            let mut selector = self.inner.io.selector.borrow_mut();
-            let old =
-                self.inner
-                    .io
-                    .table
-                    .borrow_mut()
-                    .done(&mut selector, fd, interest, waited, done);
-            drop(selector);
+            let old = self
+                .inner
+                .io
+                .with_table(|table, selector| table.done(selector, fd, interest, waited, done));
             drop(old); // outside the borrows: a waker's drop may look at the loop
         }
     }
@@ -152,9 +141,9 @@ impl EventLoop {
         interest: Interest,
         release: Release,
     ) -> Option<Waiter<EventLoop>> {
-        let mut selector = self.inner.io.selector.borrow_mut();
-        let mut io = self.inner.io.table.borrow_mut();
-        io.remove(&mut selector, fd, interest, release)
+        self.inner
+            .io
+            .with_table(|table, selector| table.remove(selector, fd, interest, release))
     }
 
     /// True if `fd` has a waiter for `interest`.
@@ -229,7 +218,21 @@ impl EventLoop {
     /// waiters, for the caller to drop once no borrow is held.
     pub(super) fn clear_io(&self) -> Vec<Waiter<EventLoop>> {
         self.inner.io.signals.borrow_mut().clear();
-        let mut selector = self.inner.io.selector.borrow_mut();
-        self.inner.io.table.borrow_mut().clear(&mut selector)
+        self.inner
+            .io
+            .with_table(|table, selector| table.clear(selector))
+    }
+}
+
+impl IoDriver {
+    /// The I/O table and the selector it asks, borrowed together for one call (the table
+    /// holds no selector: each operation that may change a registration is handed it).
+    #[inline]
+    pub(in crate::event_loop) fn with_table<R>(
+        &self,
+        call: impl FnOnce(&mut IoTable<EventLoop>, &mut Selector) -> R,
+    ) -> R {
+        let mut selector = self.selector.borrow_mut();
+        call(&mut self.table.borrow_mut(), &mut selector)
     }
 }

@@ -72,14 +72,10 @@ impl EventLoop {
     /// held. True if one was.
     pub(super) fn check_waits(&self, all: bool) -> bool {
         let mut wake = Vec::new();
-        let mut selector = self.inner.io.selector.borrow_mut();
         let checked = self
             .inner
             .io
-            .table
-            .borrow_mut()
-            .check_waits(&mut selector, all, &mut wake);
-        drop(selector);
+            .with_table(|table, selector| table.check_waits(selector, all, &mut wake));
         if all {
             loop_trace!(self, "select: checked {checked} waits before sleeping");
         }
