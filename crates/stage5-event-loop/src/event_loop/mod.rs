@@ -9,12 +9,15 @@
 //! - [`EventLoop::run_once`]: one iteration, in five steps. `run_forever` calls it until
 //!   `stop()`; `run_until_complete` is `run_forever` plus a done callback that stops.
 //!
-//! This file holds the loop's state and what every other part needs to reach it; the
-//! behaviour is in the files beside it, one topic each:
+//! This file holds the loop's state, in parts each owned by what uses it (the core's
+//! queue, heap and clock; the run state; the settings; the I/O driver's selector, table,
+//! self-pipe, remote queue, signals and transports' map), and what every other part needs
+//! to reach it; the behaviour is in the files beside it, one topic each:
 //!
 //! - `scheduling.rs`: `call_soon`, `call_later`, `call_at`;
 //! - `exceptions.rs`: the exception handler, the logger, debug mode;
-//! - `selector_loop.rs`: what chapter 7's readers, sockets, threads and signals go through;
+//! - `selector_loop.rs`: the I/O driver's methods, what chapter 7's readers, sockets,
+//!   threads and signals (and chapter 8's transports) go through;
 //! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
