@@ -150,6 +150,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("events::handle", 1),
     ("parts::selector", 1),
     ("parts::selector::proactor", 2), // chapter 10: reads the selector's private fields
+    ("parts::selector::errno", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
     ("parts::transport_fds", 1),
@@ -166,6 +167,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("parts::io_table::drained", 3),
     ("parts::io_table::close", 3),
     ("parts::io_table::listed", 3),
+    ("parts::io_table::invariants", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),
@@ -202,14 +204,14 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
     ("transports::flow_control", 1),
     ("transports::transport", 9),
-    ("transports::reading", 10),
-    ("transports::writing", 10),
-    ("transports::info", 10),
+    ("transports::transport::reading", 10),
+    ("transports::transport::writing", 10),
+    ("transports::transport::info", 10),
     ("transports::connect", 11),
     ("transports", 12),
     ("streams::errors", 1),
     ("streams::reader", 10),
-    ("streams::reads", 11),
+    ("streams::reader::reads", 11),
     ("streams::drain", 9),
     ("streams::writer", 11),
     ("streams::protocol", 12),
@@ -746,4 +748,36 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
     );
     assert_eq!(rows["run"].file, "f.rs");
     assert_eq!(problems, ["remove the second row of `run`"]);
+}
+
+/// Stage 5's thread-locals: each is this thread's own (a counter, a flag, the running step,
+/// the list of its loops), none a map keyed by a loop's address. What belongs to one loop
+/// is a field of that loop, as asyncio's `self._transports` is.
+const STAGE5_THREAD_LOCALS: &[&str] = &[
+    "crates/stage5-event-loop/src/errors.rs: CATCHING",
+    "crates/stage5-event-loop/src/event_loop/lifecycle.rs: RUNNING_HERE",
+    "crates/stage5-event-loop/src/event_loop/weak.rs: LOOPS",
+    "crates/stage5-event-loop/src/parts/current.rs: STEP",
+];
+
+#[test]
+fn stage5_keeps_no_thread_local_but_the_threads_own() {
+    let mut found = Vec::new();
+    for file in rust_files(&root().join("crates/stage5-event-loop/src")) {
+        let code = fs::read_to_string(&file).unwrap();
+        for block in code.split("thread_local! {").skip(1) {
+            let block = block.split("\n}").next().unwrap_or_default();
+            for line in block.lines().map(str::trim) {
+                if let Some(rest) = line.strip_prefix("static ") {
+                    let name = rest.split(':').next().unwrap_or_default().trim();
+                    found.push(format!("{}: {name}", rel(&file)));
+                }
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(
+        found, STAGE5_THREAD_LOCALS,
+        "a new thread-local in stage 5: if it belongs to one loop, make it the loop's field"
+    );
 }

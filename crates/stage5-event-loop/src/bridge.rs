@@ -24,7 +24,7 @@ use stage4::{Interest, WaitIo};
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::Waiter;
+use crate::parts::io_table::{Release, Waiter};
 
 // ANCHOR: schedule
 impl Schedule for EventLoop {
@@ -102,7 +102,7 @@ impl EventLoop {
         let handle = Handle::new_repeating(self.next_handle_id(), move |lp: &EventLoop| {
             // Once: the registration stays until the next select, for the next wait. The
             // waiter taken out is this very handle, running now: nothing to cancel.
-            drop(lp.remove_waiter(fd, interest, true));
+            drop(lp.remove_waiter(fd, interest, Release::AtNextSelect));
             if let Some(callback) = callback.take() {
                 callback(lp);
             }

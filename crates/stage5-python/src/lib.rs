@@ -8,8 +8,10 @@
 //! through a small Python class (`python/scratchloop/_loop.py`) that subclasses asyncio's
 //! selector loop and sends the scheduling and the I/O table to this module.
 //!
-//! What changed from stage 5: nothing of the loop. Stage 5 gained one seam, the
-//! selector's `WaitAround`, through which [`wait`] releases the GIL while the loop sleeps.
+//! What changed from stage 5: nothing of the loop. Stage 5 gained two seams: the
+//! selector's `WaitAround`, through which [`wait`] releases the GIL while the loop sleeps,
+//! and `take_remote_calls`, which [`core`] calls to keep asyncio's order for
+//! `call_soon_threadsafe`.
 //! What is new here is the glue: a Python callback as a stage 5 closure ([`callback`]),
 //! Python handles over stage 5's ([`handle`]), the loop's face ([`core`]), its face for
 //! other threads ([`remote`]), stage 5's real clock read on `time.monotonic()`'s scale

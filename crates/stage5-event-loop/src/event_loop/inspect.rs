@@ -22,17 +22,17 @@ use crate::event_loop::{EventLoop, Handle, LoopInner};
 impl EventLoop {
     /// How many handles wait in the ready queue.
     pub fn ready_len(&self) -> usize {
-        self.inner.ready.borrow().len()
+        self.inner.core.ready.borrow().len()
     }
 
     /// How many timers are in the heap, cancelled ones included.
     pub fn scheduled_len(&self) -> usize {
-        self.inner.scheduled.borrow().len()
+        self.inner.core.scheduled.borrow().len()
     }
 
     /// How many timers in the heap are known to be cancelled.
     pub fn timer_cancelled_count(&self) -> usize {
-        self.inner.scheduled.borrow().cancelled_count()
+        self.inner.core.scheduled.borrow().cancelled_count()
     }
 
     /// Report that `handle` runs (step 5), remembering it as the one running while
@@ -55,10 +55,10 @@ impl Inspect for LoopInner {
     fn state(&self) -> Option<State> {
         // `try_borrow`: a step reported while a table is being changed shows no state
         // rather than panicking.
-        let ready = self.ready.try_borrow().ok()?;
-        let scheduled = self.scheduled.try_borrow().ok()?;
-        let io = self.io.try_borrow().ok()?;
-        let signals = self.signals.try_borrow().ok()?;
+        let ready = self.core.ready.try_borrow().ok()?;
+        let scheduled = self.core.scheduled.try_borrow().ok()?;
+        let io = self.io.table.try_borrow().ok()?;
+        let signals = self.io.signals.try_borrow().ok()?;
         let timers = scheduled.iter().map(|(handle, when, seq)| Timer {
             due: clamped(when),
             seq,

@@ -32,7 +32,7 @@ impl EventLoop {
         loop_trace!(self, "run_forever");
         loop {
             self.run_once_inner()?;
-            if self.inner.stopping.get() {
+            if self.inner.state.stopping.get() {
                 loop_trace!(self, "stopping: run_forever returns");
                 return Ok(());
             }
@@ -45,17 +45,17 @@ impl EventLoop {
     /// `run_forever` do exactly one iteration.
     pub fn stop(&self) {
         loop_trace!(self, "stop()");
-        self.inner.stopping.set(true);
+        self.inner.state.stopping.set(true);
     }
 
     /// True while `run_forever` (or `run_until_complete`, or `run_once`) runs.
     pub fn is_running(&self) -> bool {
-        self.inner.running.get()
+        self.inner.state.running.get()
     }
 
     /// True once `close()` was called.
     pub fn is_closed(&self) -> bool {
-        self.inner.closed.get()
+        self.inner.state.closed.get()
     }
 
     // ANCHOR: close
@@ -69,30 +69,30 @@ impl EventLoop {
     /// cancel them and run the loop until they are done first (what [`run`](crate::run)
     /// does).
     pub fn close(&self) -> Result<(), Error> {
-        if self.inner.running.get() {
+        if self.inner.state.running.get() {
             return Err(Error::CloseRunning);
         }
-        if self.inner.closed.get() {
+        if self.inner.state.closed.get() {
             return Ok(());
         }
         loop_trace!(self, "close()");
         // Chapter 10: a proactor's operations in flight end first (asyncio's
         // `BaseProactorEventLoop.close` closes its proactor before the base loop closes).
-        let proactor = self.inner.selector.borrow().proactor();
+        let proactor = self.inner.io.selector.borrow().proactor();
         if let Some(proactor) = proactor {
             proactor.close();
         }
-        for item in self.inner.remote.close() {
+        for item in self.inner.io.remote.close() {
             if let Remote::Call(callback) = item {
                 self.run_handle(&Handle::new(self.next_handle_id(), None, callback));
             }
         }
-        self.inner.closed.set(true);
+        self.inner.state.closed.set(true);
         // Take everything out first, then drop it: dropping a task's future may run code
         // that looks at the loop again (a `sleep` cancels its timer), and must not find a
         // collection still borrowed.
-        let ready = std::mem::take(&mut *self.inner.ready.borrow_mut());
-        let timers = self.inner.scheduled.borrow_mut().take_all();
+        let ready = std::mem::take(&mut *self.inner.core.ready.borrow_mut());
+        let timers = self.inner.core.scheduled.borrow_mut().take_all();
         let tasks = self.inner.tasks.borrow_mut().take_all();
         let steps = self.clear_step_handles();
         let waiters = self.clear_io();
@@ -132,7 +132,7 @@ impl Clone for EventLoop {
 
 impl Drop for EventLoop {
     fn drop(&mut self) {
-        if self.owner && !self.inner.running.get() {
+        if self.owner && !self.inner.state.running.get() {
             // Closing a loop that is not running cannot fail.
             let _ = self.close();
         }
@@ -161,7 +161,7 @@ impl<'a> Running<'a> {
     fn start(lp: &'a EventLoop, clear_stopping: bool) -> Result<Running<'a>, Error> {
         lp.check_running()?;
         RUNNING_HERE.set(true);
-        lp.inner.running.set(true);
+        lp.inner.state.running.set(true);
         Ok(Running { lp, clear_stopping })
     }
 }
@@ -170,7 +170,7 @@ impl EventLoop {
     /// asyncio's `_check_running`: fails if this loop runs already, or another loop runs
     /// on this thread (whose callback this is: running here would block that loop).
     pub(crate) fn check_running(&self) -> Result<(), Error> {
-        if self.inner.running.get() {
+        if self.inner.state.running.get() {
             Err(Error::AlreadyRunning)
         } else if RUNNING_HERE.get() {
             Err(Error::AnotherLoopRunning)
@@ -188,9 +188,9 @@ thread_local! {
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         RUNNING_HERE.set(false);
-        self.lp.inner.running.set(false);
+        self.lp.inner.state.running.set(false);
         if self.clear_stopping {
-            self.lp.inner.stopping.set(false);
+            self.lp.inner.state.stopping.set(false);
         }
     }
 }

@@ -9,12 +9,15 @@
 //! - [`EventLoop::run_once`]: one iteration, in five steps. `run_forever` calls it until
 //!   `stop()`; `run_until_complete` is `run_forever` plus a done callback that stops.
 //!
-//! This file holds the loop's state and what every other part needs to reach it; the
-//! behaviour is in the files beside it, one topic each:
+//! This file holds the loop's state, in parts each owned by what uses it (the core's
+//! queue, heap and clock; the run state; the settings; the I/O driver's selector, table,
+//! self-pipe, remote queue, signals and transports' map), and what every other part needs
+//! to reach it; the behaviour is in the files beside it, one topic each:
 //!
 //! - `scheduling.rs`: `call_soon`, `call_later`, `call_at`;
 //! - `exceptions.rs`: the exception handler, the logger, debug mode;
-//! - `selector_loop.rs`: what chapter 7's readers, sockets, threads and signals go through;
+//! - `selector_loop.rs`: the I/O driver's methods, what chapter 7's readers, sockets,
+//!   threads and signals (and chapter 8's transports) go through;
 //! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
@@ -49,6 +52,7 @@ use crate::parts::registry::TaskRegistry;
 use crate::parts::selector::Selector;
 use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
 use crate::parts::signal_table::SignalTable;
+use crate::parts::transport_fds::TransportFds;
 
 pub(crate) mod timers;
 
@@ -61,6 +65,8 @@ mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
 
+use exceptions::log_to_stderr;
+pub use exceptions::{ExceptionContext, ExceptionHandler, Level, Logger};
 pub use run_once::{CLOCK_RESOLUTION, MAXIMUM_SELECT_TIMEOUT};
 pub use timers::{MIN_CANCELLED_TIMER_HANDLES_FRACTION, MIN_SCHEDULED_TIMER_HANDLES};
 
@@ -74,54 +80,6 @@ pub type TimerHandle = handle::TimerHandle<EventLoop>;
 /// A debug-mode callback that runs at least this long is reported (asyncio's default
 /// `slow_callback_duration`), in seconds.
 pub const DEFAULT_SLOW_CALLBACK_DURATION: f64 = 0.1;
-
-/// What the loop tells its exception handler: asyncio's `context` dict, with the keys the
-/// loop uses. A Rust panic is the `exception`: [`Error::Panic`] with the panic's message,
-/// where Python would have the exception object.
-#[derive(Clone, Debug, Default)]
-pub struct ExceptionContext {
-    /// What happened: `Exception in callback <Handle c3>`.
-    pub message: String,
-    /// The error, for a panic the panic's message.
-    pub exception: Option<Error>,
-    /// The handle whose callback failed, if a callback failed.
-    pub handle: Option<Handle>,
-    /// The task concerned, as its trace names it (`<Task t2>`), if a task is.
-    pub task: Option<String>,
-}
-
-/// An exception handler: asyncio's `handler(loop, context)`.
-pub type ExceptionHandler = Rc<dyn Fn(&EventLoop, &ExceptionContext)>;
-
-/// The severity of a line the loop logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// asyncio's `logger.warning`: slow callbacks in debug mode.
-    Warning,
-    /// asyncio's `logger.error`: what the default exception handler reports.
-    Error,
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Level::Warning => "WARNING",
-            Level::Error => "ERROR",
-        })
-    }
-}
-
-/// Where the loop's log lines go: asyncio's `logging.getLogger('asyncio')`.
-pub type Logger = Rc<dyn Fn(&EventLoop, Level, &str)>;
-
-/// The default logger: `ERROR:asyncio:message` on standard error, as Python's logging
-/// prints it by default. Through [`scaffold::warn!`], never `eprintln!`: the loop never
-/// blocks on its own output, and a standard error nobody reads (a full pipe) would stop it
-/// at the next error it logs. A line that does not fit is dropped and counted; the count
-/// is told when the program ends.
-fn log_to_stderr(_: &EventLoop, level: Level, message: &str) {
-    scaffold::warn!("{level}:asyncio:{message}");
-}
 
 /// The event loop. Cloning gives another handle to the same loop (an `Rc`), which is how
 /// asyncio-style code "captures the loop".
@@ -137,30 +95,52 @@ pub struct EventLoop {
 }
 
 // ANCHOR: state_ch5
-struct LoopInner {
+/// The core: what asyncio's `BaseEventLoop` schedules with, and the clock it reads.
+struct Core {
     clock: Rc<dyn Clock>,
     virtual_clock: bool,              // `clock.is_virtual()`, asked once
     ready: RefCell<VecDeque<Handle>>, // asyncio's `_ready`
     scheduled: RefCell<timers::Scheduled<EventLoop>>, // asyncio's `_scheduled`
     next_handle_id: Cell<u64>,
     iteration: Cell<u64>,
+}
+
+/// Where the loop is in its life (`lifecycle.rs`).
+struct RunState {
     stopping: Cell<bool>,
     running: Cell<bool>,
     closed: Cell<bool>,
+}
+
+/// Debug mode, and what hears of failures (`exceptions.rs`).
+struct Settings {
     debug: Cell<bool>,
     slow_callback_duration: Cell<f64>,
     exception_handler: RefCell<Option<ExceptionHandler>>,
     logger: RefCell<Logger>,
+}
+
+/// The loop's state, each part owned by what uses it.
+struct LoopInner {
+    core: Core,
+    state: RunState,
+    settings: Settings,
     // ANCHOR_END: state_ch5
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
-    // Chapter 7: I/O, threads, signals.
-    selector: RefCell<Selector>,
-    io: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
-    self_pipe: SelfPipe,             // its read end, watched by a reader
-    remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
-    signals: RefCell<SignalTable<EventLoop>>,
+    io: IoDriver, // chapter 7: selector, I/O table, self-pipe, remote queue, signals
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
+}
+
+/// The I/O driver (chapters 7 and 8; asyncio's `BaseSelectorEventLoop`): what the
+/// loop's I/O half, `selector_loop.rs`, owns.
+struct IoDriver {
+    selector: RefCell<Selector>,
+    table: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
+    self_pipe: SelfPipe,                // its read end, watched by a reader
+    remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
+    signals: RefCell<SignalTable<EventLoop>>,
+    transports: RefCell<TransportFds>, // chapter 8: descriptors a transport owns (`_transports`)
 }
 
 impl EventLoop {
@@ -185,25 +165,34 @@ impl EventLoop {
         let selector = Selector::new()?;
         let (self_pipe, remote) = self_pipe::make_self_pipe()?;
         let inner = Rc::new(LoopInner {
-            virtual_clock: clock.is_virtual(),
-            clock,
-            ready: RefCell::new(VecDeque::new()),
-            scheduled: RefCell::default(),
-            next_handle_id: Cell::new(0),
-            iteration: Cell::new(0),
-            stopping: Cell::new(false),
-            running: Cell::new(false),
-            closed: Cell::new(false),
-            debug: Cell::new(false),
-            slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
-            exception_handler: RefCell::new(None),
-            logger: RefCell::new(Rc::new(log_to_stderr)),
+            core: Core {
+                virtual_clock: clock.is_virtual(),
+                clock,
+                ready: RefCell::new(VecDeque::new()),
+                scheduled: RefCell::default(),
+                next_handle_id: Cell::new(0),
+                iteration: Cell::new(0),
+            },
+            state: RunState {
+                stopping: Cell::new(false),
+                running: Cell::new(false),
+                closed: Cell::new(false),
+            },
+            settings: Settings {
+                debug: Cell::new(false),
+                slow_callback_duration: Cell::new(DEFAULT_SLOW_CALLBACK_DURATION),
+                exception_handler: RefCell::new(None),
+                logger: RefCell::new(Rc::new(log_to_stderr)),
+            },
             tasks: RefCell::default(),
-            selector: RefCell::new(selector),
-            io: RefCell::default(),
-            self_pipe,
-            remote: Arc::new(remote),
-            signals: RefCell::default(),
+            io: IoDriver {
+                selector: RefCell::new(selector),
+                table: RefCell::default(),
+                self_pipe,
+                remote: Arc::new(remote),
+                signals: RefCell::default(),
+                transports: RefCell::default(),
+            },
             reuse: reuse::Reuse::default(),
             running_handle: Cell::new(None),
         });
@@ -216,24 +205,24 @@ impl EventLoop {
 
     /// The clock this loop runs on.
     pub fn clock(&self) -> &Rc<dyn Clock> {
-        &self.inner.clock
+        &self.inner.core.clock
     }
 
     /// The loop's time, in seconds since its clock started (asyncio's `loop.time()`).
     pub fn time(&self) -> f64 {
-        self.inner.clock.now().as_secs_f64()
+        self.inner.core.clock.now().as_secs_f64()
     }
 
     /// How many iterations (`run_once` calls) the loop has made; the trace prefixes every
     /// line with it, as `[3]`.
     pub fn iteration(&self) -> u64 {
-        self.inner.iteration.get()
+        self.inner.core.iteration.get()
     }
 
     /// Report `event` (see `loop_event!`): every line it prints is prefixed with this loop's
     /// iteration, whatever other loop on the thread reported last.
     pub(crate) fn report(&self, event: scaffold::Event) {
-        let n = self.inner.iteration.get();
+        let n = self.inner.core.iteration.get();
         if scaffold::emit::iteration() != Some(n) {
             scaffold::emit::emit(scaffold::Event::Iteration(n));
         }
@@ -243,14 +232,14 @@ impl EventLoop {
     /// The number for the next handle: 1, 2, 3, ... (the self-pipe's reader is 0).
     #[inline]
     pub(crate) fn next_handle_id(&self) -> u64 {
-        let id = self.inner.next_handle_id.get() + 1;
-        self.inner.next_handle_id.set(id);
+        let id = self.inner.core.next_handle_id.get() + 1;
+        self.inner.core.next_handle_id.set(id);
         id
     }
 
     /// `Err(Closed)` once the loop is closed (asyncio's `_check_closed`).
     pub(crate) fn check_closed(&self) -> Result<(), Error> {
-        if self.inner.closed.get() {
+        if self.inner.state.closed.get() {
             Err(Error::Closed)
         } else {
             Ok(())
@@ -266,10 +255,10 @@ impl EventLoop {
 impl Drop for LoopInner {
     fn drop(&mut self) {
         self.leave_this_thread();
-        for item in self.remote.close() {
+        for item in self.io.remote.close() {
             drop(item); // the loop is gone: nothing can run them
         }
-        self.signals.get_mut().clear();
+        self.io.signals.get_mut().clear();
     }
 }
 

@@ -44,7 +44,7 @@ impl EventLoop {
 
     pub(super) fn run_once_inner(&self) -> Result<(), Error> {
         let inner = &*self.inner;
-        inner.iteration.set(inner.iteration.get() + 1);
+        inner.core.iteration.set(inner.core.iteration.get() + 1);
         self.clean_scheduled(); // step 1
         let timeout = self.compute_timeout(); // step 2
         let events = self.select(timeout)?; // step 3
@@ -60,7 +60,7 @@ impl EventLoop {
     /// cancelled, rebuild the heap without them; otherwise pop the cancelled ones off the
     /// head, where they would otherwise decide the select timeout.
     fn clean_scheduled(&self) {
-        let mut scheduled = self.inner.scheduled.borrow_mut();
+        let mut scheduled = self.inner.core.scheduled.borrow_mut();
         if scheduled.is_empty() {
             return; // a loop busy with callbacks only: nothing to clean
         }
@@ -77,7 +77,7 @@ impl EventLoop {
             drop(scheduled); // a report may look at the heap
             let id = handle.trace_id();
             loop_trace!(self, "clean heap: drop cancelled {id} off the head");
-            scheduled = self.inner.scheduled.borrow_mut();
+            scheduled = self.inner.core.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step1
@@ -87,10 +87,13 @@ impl EventLoop {
     /// stopping; until the first timer if there is one (at most 24 h); else without limit.
     fn compute_timeout(&self) -> Option<Duration> {
         let inner = &*self.inner;
-        if !inner.ready.borrow().is_empty() || inner.stopping.get() || inner.remote.pending() {
+        if !inner.core.ready.borrow().is_empty()
+            || inner.state.stopping.get()
+            || inner.io.remote.pending()
+        {
             return Some(Duration::ZERO);
         }
-        let when = inner.scheduled.borrow().next_when()?;
+        let when = inner.core.scheduled.borrow().next_when()?;
         let wait = (when - self.time()).clamp(0.0, MAXIMUM_SELECT_TIMEOUT.as_secs_f64());
         Some(Duration::from_secs_f64(wait))
     }
@@ -111,7 +114,7 @@ impl EventLoop {
         self.before_select(); // chapter 7: re-arm, release, check waits
         // A virtual loop with a timer jumps to it; with nothing to wait for, it fails. With
         // no timer, only the outside world can end the wait: it blocks as the real one does.
-        if self.inner.virtual_clock && (timeout.is_some() || !self.watches_anything()) {
+        if self.inner.core.virtual_clock && (timeout.is_some() || !self.watches_anything()) {
             return self.select_virtual(timeout);
         }
         loop_event!(
@@ -136,7 +139,7 @@ impl EventLoop {
             );
             return Err(Error::NothingToWaitFor);
         };
-        let next = self.inner.clock.now().saturating_add(timeout);
+        let next = self.inner.core.clock.now().saturating_add(timeout);
         // The virtual clock polls; it says where it will jump if nothing comes.
         let virtual_next = (timeout > Duration::ZERO).then_some(next);
         loop_event!(
@@ -154,7 +157,7 @@ impl EventLoop {
             events = self.select_io(Some(Duration::ZERO))?;
         }
         if events == 0 && timeout > Duration::ZERO && !woke {
-            self.inner.clock.sleep_until(next);
+            self.inner.core.clock.sleep_until(next);
             loop_event!(self, Event::Jump { to: next });
         }
         Ok(events)
@@ -164,7 +167,7 @@ impl EventLoop {
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
     /// ready queue, earliest first; cancelled ones too (step 5 skips them).
     fn move_due_timers_to_ready(&self) {
-        let mut scheduled = self.inner.scheduled.borrow_mut();
+        let mut scheduled = self.inner.core.scheduled.borrow_mut();
         if scheduled.is_empty() {
             return; // no timer: no clock to read (CPython reads it anyway; "Going further")
         }
@@ -177,7 +180,7 @@ impl EventLoop {
                 let due = clamped(when.unwrap_or_default());
                 Event::TimerDue { id, due, seq }
             });
-            scheduled = self.inner.scheduled.borrow_mut();
+            scheduled = self.inner.core.scheduled.borrow_mut();
         }
     }
     // ANCHOR_END: step4
@@ -187,11 +190,11 @@ impl EventLoop {
     /// ones. Whatever they schedule goes to the back of the ready queue and runs in the
     /// next iteration, after another select.
     fn run_ready(&self) {
-        let ntodo = self.inner.ready.borrow().len();
+        let ntodo = self.inner.core.ready.borrow().len();
         loop_event!(self, self.queues());
         for _ in 0..ntodo {
             // The borrow ends with the statement: the callback will call `call_soon`.
-            let next = self.inner.ready.borrow_mut().pop_front();
+            let next = self.inner.core.ready.borrow_mut().pop_front();
             let Some(handle) = next else { break };
             if handle.cancelled() {
                 self.ran(); // the one before is over, and this one does not run
@@ -199,7 +202,7 @@ impl EventLoop {
                 continue;
             }
             self.report_run(&handle); // `run c3` in the trace
-            if self.inner.debug.get() {
+            if self.inner.settings.debug.get() {
                 self.run_handle_timed(&handle);
             } else {
                 self.run_handle(&handle);
@@ -226,7 +229,7 @@ impl EventLoop {
         let start = self.time();
         self.run_handle(handle);
         let took = self.time() - start;
-        if took >= self.inner.slow_callback_duration.get() {
+        if took >= self.inner.settings.slow_callback_duration.get() {
             let message = format!("Executing {handle} took {took:.3} seconds");
             self.log(Level::Warning, &message);
         }

@@ -35,15 +35,15 @@ impl EventLoop {
 
     /// How long the ready queue and the heap are: what the timeline charts.
     pub(crate) fn queues(&self) -> Event {
-        let ready = self.inner.ready.borrow().len();
-        let timers = self.inner.scheduled.borrow().len();
+        let ready = self.inner.core.ready.borrow().len();
+        let timers = self.inner.core.scheduled.borrow().len();
         Event::Queues { ready, timers }
     }
 
     /// Put `handle` at the back of the ready queue (asyncio's `_add_callback`).
     #[inline]
     pub(crate) fn push_ready(&self, handle: Handle) {
-        self.inner.ready.borrow_mut().push_back(handle);
+        self.inner.core.ready.borrow_mut().push_back(handle);
     }
 
     // ANCHOR: call_later
@@ -74,7 +74,7 @@ impl EventLoop {
         self.check_closed()?;
         let handle = Handle::new(self.next_handle_id(), Some(when), callback);
         let id = handle.trace_id();
-        let (timer, seq) = self.inner.scheduled.borrow_mut().push(handle);
+        let (timer, seq) = self.inner.core.scheduled.borrow_mut().push(handle);
         loop_event!(self, {
             let due = clamped(when);
             let delay = clamped(when - self.time());

@@ -4,8 +4,11 @@
 //! A future or a task must reach its loop (to schedule a callback, to report an error), but
 //! must not keep it alive: the loop owns them, and an `Rc` back would make a cycle that is
 //! never freed. They hold a [`WeakLoop`]. A task's waker is `Send`, so it cannot even hold
-//! that: it holds the loop's thread-safe part, whose address is the loop's id, and finds
-//! the loop in the list of loops that live on the thread it is woken on.
+//! that: it holds the loop's thread-safe part, its remote queue, and finds the loop in the
+//! list of loops that live on the thread it is woken on, as the one that owns that queue.
+//! A loop has one identity, its address ([`EventLoop::address`]); the queue is matched as
+//! a pointer the waker keeps alive, so a loop made later at a freed loop's address is never
+//! taken for it.
 //!
 //! What changed since stage 4: stage 4's tasks found their scheduler in stage 2's
 //! thread-local `Runtime` slot, set while they ran; a waker is woken from anywhere, at any
@@ -19,15 +22,8 @@ use crate::event_loop::{EventLoop, LoopInner};
 use crate::parts::self_pipe::RemoteQueue;
 
 thread_local! {
-    /// The loops living on this thread, by id (`id`).
-    static LOOPS: RefCell<Vec<(usize, WeakLoop)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A loop's id: the address of its remote queue. The loop holds that `Arc` for as long as it
-/// lives, and so does each of its wakers: no other loop can have the address while the
-/// loop, or a waker that looks for it, is alive.
-fn id(remote: &Arc<RemoteQueue<EventLoop>>) -> usize {
-    Arc::as_ptr(remote) as usize
+    /// The loops living on this thread.
+    static LOOPS: RefCell<Vec<WeakLoop>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A loop reference that does not keep the loop alive.
@@ -70,11 +66,10 @@ impl EventLoop {
     /// The loop whose remote queue is `remote`, if it lives on this thread (how a waker,
     /// which holds only that queue, finds its loop).
     pub(crate) fn on_this_thread(remote: &Arc<RemoteQueue<EventLoop>>) -> Option<EventLoop> {
-        let id = id(remote);
         let found = LOOPS.try_with(|loops| {
             let loops = loops.borrow();
-            let (_, weak) = loops.iter().find(|(other, _)| *other == id)?;
-            weak.upgrade()
+            let owns = |lp: &EventLoop| Arc::ptr_eq(&lp.inner.io.remote, remote);
+            loops.iter().filter_map(WeakLoop::upgrade).find(owns)
         });
         // The list is gone only while the thread shuts down: no loop lives there then.
         found.ok().flatten()
@@ -82,17 +77,17 @@ impl EventLoop {
 
     /// Enter the new loop in this thread's list.
     pub(super) fn live_on_this_thread(&self) {
-        let entry = (id(&self.inner.remote), self.downgrade());
+        let entry = self.downgrade();
         LOOPS.with(|loops| loops.borrow_mut().push(entry));
     }
 }
 
 impl LoopInner {
-    /// Take the loop out of this thread's list (it is being dropped).
+    /// Take the loop out of this thread's list (it is being dropped: it, and any other
+    /// loop gone, no longer upgrades).
     pub(super) fn leave_this_thread(&self) {
-        let id = id(&self.remote);
         // `try_with` fails only for a loop dropped while its thread shuts down: the list
         // is gone then, and there is nothing left to leave.
-        let _ = LOOPS.try_with(|loops| loops.borrow_mut().retain(|(other, _)| *other != id));
+        let _ = LOOPS.try_with(|loops| loops.borrow_mut().retain(|lp| lp.0.strong_count() > 0));
     }
 }

@@ -29,7 +29,7 @@ use crate::errors::{Error, catch};
 use crate::event_loop::EventLoop;
 use crate::futures::future::{Canceller, Future};
 use crate::futures::waker::{TaskWaker, schedule_step};
-use crate::parts::current::Waits;
+use crate::parts::current::LastAwait;
 use crate::parts::registry::{Step, TaskKey};
 
 /// A task: a Rust future the loop drives, and the [`Future`] of its output (it derefs to
@@ -96,7 +96,7 @@ struct TaskCore<F, T> {
     key: TaskKey,                      // where the registry keeps it
     scheduled: Cell<bool>,             // a step is in the ready queue
     cancel_requested: Cell<bool>,      // `cancel()` was called: the next step ends the task
-    waits: Waits,                      // the future it waits on (`_fut_waiter`)
+    last_await: LastAwait,             // the future it waits on (`_fut_waiter`)
     waker: Waker,                      // holds `key`: what its step polls the future with
     future: Cell<Option<Pin<Box<F>>>>, // `None` once finished (and while polled)
     result: Future<T>,                 // knows the loop, weakly
@@ -124,7 +124,7 @@ impl EventLoop {
             key,
             scheduled: Cell::new(false),
             cancel_requested: Cell::new(false),
-            waits: Waits::default(),
+            last_await: LastAwait::default(),
             waker: TaskWaker::waker(self, key),
             future: Cell::new(Some(Box::pin(future))),
             result: result.clone(),
@@ -181,7 +181,7 @@ where
             // An exception, or a panic: the task's exception.
             Ok(Err(error)) | Err(error) => {
                 loop_trace!(lp, "t{} failed: {error}", self.id);
-                self.result.set_canceller(Canceller::Failed(self.id));
+                self.result.set_canceller(Canceller::failed(self.id));
                 self.result.set_exception(error).is_ok()
             }
         };
@@ -236,7 +236,7 @@ where
         let mut cx = Context::from_waker(&self.waker);
         let polled = {
             let _current = self
-                .waits
+                .last_await
                 .enter(self.id, lp.address(), self.result.address());
             catch(|| future.as_mut().poll(&mut cx))
         };
@@ -283,7 +283,7 @@ where
             return true;
         };
         loop_trace!(&lp, "cancel t{}", self.id);
-        if !self.waits.cancel_awaited() {
+        if !self.last_await.cancel_awaited() {
             schedule_step(&lp, self);
         }
         true

@@ -19,7 +19,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::Waiter;
+use crate::parts::io_table::{Release, Waiter};
 
 impl EventLoop {
     // ANCHOR: add_reader
@@ -32,7 +32,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
-        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
+        self.ensure_fd_no_transport(fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Read, callback)
     }
     // ANCHOR_END: add_reader
@@ -50,7 +50,7 @@ impl EventLoop {
         fd: RawFd,
         callback: impl FnMut(&EventLoop) + 'static,
     ) -> Result<Handle, Error> {
-        crate::parts::transport_fds::ensure_fd_no_transport(self.address(), fd)?; // chapter 8
+        self.ensure_fd_no_transport(fd)?; // chapter 8
         self.add_callback_waiter(fd, Interest::Write, callback)
     }
 
@@ -87,7 +87,7 @@ impl EventLoop {
         if self.is_closed() {
             return false;
         }
-        let old = self.remove_waiter(fd, interest, false);
+        let old = self.remove_waiter(fd, interest, Release::Now);
         loop_trace!(
             self,
             "remove_{} fd {fd}: {}",

@@ -38,6 +38,8 @@ use scaffold::Event;
 use crate::event_loop::EventLoop;
 use crate::parts::current::current_task;
 pub use crate::parts::io_table::Done;
+use crate::parts::io_table::Release;
+use crate::parts::selector::connect_under_way;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
@@ -74,7 +76,7 @@ where
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    if let Err(error) = this.lp.wait_io(this.fd, this.interest, cx.waker()) {
+                    if let Err(error) = this.lp.io_wait(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     // `loop_event!` by hand: the task's number is looked up only when
@@ -95,7 +97,7 @@ where
                 // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, Some(done));
+                    this.lp.io_done(this.fd, this.interest, waited, done);
                     return Poll::Ready(Ok(value));
                 }
                 // Failed for real (reset, refused, a bad descriptor): the operation ends
@@ -103,7 +105,8 @@ where
                 // waited, its registration goes now, unless another waiter still uses it.
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, None);
+                    this.lp
+                        .io_done(this.fd, this.interest, waited, Done::Failed);
                     return Poll::Ready(Err(error));
                 }
             }
@@ -118,7 +121,7 @@ impl<F> Drop for IoOp<'_, F> {
     fn drop(&mut self) {
         if self.waiting {
             // The waiter taken out is our own waker: nothing to cancel or wake.
-            drop(self.lp.remove_waiter(self.fd, self.interest, false));
+            drop(self.lp.remove_waiter(self.fd, self.interest, Release::Now));
         }
     }
     // ANCHOR_END: io_op_drop
@@ -228,8 +231,7 @@ impl EventLoop {
             // Connected at once (loopback sometimes does).
             Ok(()) => return Ok(()),
             // Under way: wait until the socket is writable.
-            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) if connect_under_way(&e) => {}
             // Refused, unreachable, a bad address: the caller's error.
             Err(e) => return Err(e),
         }

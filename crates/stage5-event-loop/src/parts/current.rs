@@ -146,9 +146,9 @@ pub(crate) fn awaiting_several() {
 /// (an idle connection, of which a server holds thousands) keeps one null pointer here;
 /// the box, once made, is kept for the task's later steps.
 #[derive(Default)]
-pub(crate) struct Waits(Cell<Option<Box<Awaited>>>);
+pub(crate) struct LastAwait(Cell<Option<Box<Awaited>>>);
 
-impl Waits {
+impl LastAwait {
     /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
     /// on nothing now, and the future it must not wait on fails.
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
@@ -167,7 +167,7 @@ impl Waits {
         };
         let previous = STEP.replace(running);
         Current {
-            waits: self,
+            last_await: self,
             previous,
         }
     }
@@ -186,9 +186,9 @@ impl Waits {
 }
 
 /// Marks a task's step as running for as long as it lives, even through a panic; at the
-/// end, notes in the task's `Waits` what the step stopped at.
+/// end, notes in the task's `LastAwait` what the step stopped at.
 pub(crate) struct Current<'a> {
-    waits: &'a Waits,
+    last_await: &'a LastAwait,
     previous: StepSlot, // the step this one interrupted, if any: put back at the end
 }
 
@@ -198,9 +198,9 @@ impl Drop for Current<'_> {
         let ended = STEP.replace(previous);
         // Several futures, or none: nothing to cancel or fail (and no box to make).
         if let Awaited::One(..) | Awaited::Refused(_) = ended.awaited {
-            let mut last = self.waits.0.take().unwrap_or_default();
+            let mut last = self.last_await.0.take().unwrap_or_default();
             *last = ended.awaited;
-            self.waits.0.set(Some(last));
+            self.last_await.0.set(Some(last));
         }
     }
 }

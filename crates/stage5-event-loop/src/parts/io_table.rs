@@ -35,12 +35,13 @@ use crate::parts::selector::{Interests, Poller, Selector};
 mod checks;
 mod close;
 mod drained;
+mod invariants;
 mod level;
 mod listed;
 mod release;
 mod reuse;
 
-pub use release::Done;
+pub use release::{Done, Release};
 
 // ANCHOR: source
 /// Who waits on one direction of a descriptor: an asyncio-style callback (`add_reader`),
@@ -65,8 +66,8 @@ struct Source<L> {
     drained: bool, // a read came back short since the last edge: the next one would block
     read_closed: bool, // an edge since the last re-arm said the peer shut its side
     unchecked: Option<u32>, // a task waits on a registration unchecked since this select
-    rearm: bool,   // in `IoTable::rearm`: look at it again before the next select
-    release: bool, // in `IoTable::release`: deregister it at the next select if idle
+    rearm: bool,   // in `IoTable::rearm` (exactly once): look at it again before the select
+    release: bool, // in `IoTable::release` (exactly once): deregister it then if idle
 }
 
 /// The loop's table of descriptors, indexed by descriptor number, on a selector `S`: the
@@ -77,7 +78,7 @@ pub struct IoTable<L, S = Selector> {
     rearm: Vec<RawFd>,
     release: Vec<RawFd>,
     unchecked: VecDeque<(RawFd, u32)>, // waits to check, oldest first
-    waiters: usize,                    // readers + writers installed
+    waiters: usize, // readers + writers installed: changed by `install`, `take`, `reset` only
     selector: PhantomData<fn(&mut S)>,
 }
 // ANCHOR_END: source
@@ -176,39 +177,35 @@ impl<L, S: Poller> IoTable<L, S> {
         // descriptor again if it is still ready.
         source.clear_readiness();
         source.unchecked = None; // checked just now
-        let old = source.slot(interest).replace(waiter);
-        if old.is_none() {
-            self.waiters += 1;
-        }
+        let old = self.install(fd, interest, waiter);
+        self.check();
         Ok(old)
     }
     // ANCHOR_END: add
 
     /// Take `fd`'s waiter in direction `interest` out. A descriptor with no waiter left is
-    /// deregistered now (asyncio's `remove_reader`), or with `release` at the next select
-    /// (the loop's socket operations, [`release`]); one with a waiter in the other
-    /// direction keeps its registration, never narrowed.
+    /// deregistered [`Release::Now`] (asyncio's `remove_reader`), or
+    /// [`Release::AtNextSelect`] (the loop's socket operations, [`release`]); one with a
+    /// waiter in the other direction keeps its registration, never narrowed.
     pub fn remove(
         &mut self,
         selector: &mut S,
         fd: RawFd,
         interest: Interest,
-        release: bool,
+        release: Release,
     ) -> Option<Waiter<L>> {
+        let old = self.take(fd, interest);
         let source = self.source_mut(fd)?;
-        let old = source.slot(interest).take();
         if source.idle() {
             source.unchecked = None; // nobody left to wake: nothing to check
         }
         let idle = source.registered.is_some() && source.idle();
-        if old.is_some() {
-            self.waiters -= 1;
-        }
         match (idle, release) {
-            (true, false) => self.deregister(selector, fd),
-            (true, true) => self.release_later(fd),
+            (true, Release::Now) => self.deregister(selector, fd),
+            (true, Release::AtNextSelect) => self.release_later(fd),
             (false, _) => {} // still waited on, or not registered
         }
+        self.check();
         old
     }
 
@@ -220,9 +217,7 @@ impl<L, S: Poller> IoTable<L, S> {
         if let Err(error) = selector.deregister(fd) {
             scaffold::trace!("deregister fd {fd}: {error}");
         }
-        if let Some(source) = self.source_mut(fd) {
-            *source = Source::default();
-        }
+        drop(self.reset(fd)); // idle: no waiter goes with it
     }
 
     /// True if `fd` has a waiter in direction `interest`.
@@ -245,6 +240,7 @@ impl<L, S: Poller> IoTable<L, S> {
     pub fn before_select(&mut self, selector: &mut S) {
         self.release_idle(selector);
         self.rearm_dispatched(selector);
+        self.check_each_iteration();
     }
 
     // ANCHOR: process_events
@@ -273,8 +269,8 @@ impl<L, S: Poller> IoTable<L, S> {
                 match slot {
                     _ if !now => {}
                     Some(Waiter::Callback(handle)) if handle.cancelled() => {
-                        *slot = None; // asyncio's `_remove_reader` of a cancelled reader
-                        self.waiters -= 1;
+                        // asyncio's `_remove_reader` of a cancelled reader
+                        drop(invariants::empty(slot, &mut self.waiters));
                     }
                     Some(Waiter::Callback(handle)) => {
                         ready.push((fd, interest, handle.clone()));
@@ -291,6 +287,7 @@ impl<L, S: Poller> IoTable<L, S> {
                 self.rearm_later(fd); // `level.rs`: is it still ready? Asked before the select
             }
         }
+        self.check();
     }
     // ANCHOR_END: process_events
 }
@@ -364,7 +361,7 @@ pub(super) mod tests {
     /// after a socket operation.
     pub(super) fn kept(table: &mut IoTable<()>, selector: &mut Selector, fd: RawFd) {
         table.add(selector, fd, Interest::Read, task()).unwrap();
-        drop(table.remove(selector, fd, Interest::Read, true));
+        drop(table.remove(selector, fd, Interest::Read, Release::AtNextSelect));
     }
 
     #[test]
@@ -513,13 +510,13 @@ pub(super) mod tests {
         let writer = Handle::new_repeating(8, |_: &()| {});
         drop(table.add(&mut selector, 5, Interest::Write, Waiter::Callback(writer)));
         assert_eq!(selector.calls(), ["reregister 5 read+write"]);
-        drop(table.remove(&mut selector, 5, Interest::Write, false));
+        drop(table.remove(&mut selector, 5, Interest::Write, Release::Now));
         assert!(selector.calls().is_empty(), "the reader still waits");
 
         // Removed (asyncio's `remove_reader`): deregistered at once.
         assert!(
             table
-                .remove(&mut selector, 5, Interest::Read, false)
+                .remove(&mut selector, 5, Interest::Read, Release::Now)
                 .is_some()
         );
         assert_eq!(selector.calls(), ["deregister 5"]);

@@ -16,7 +16,8 @@
 //! a re-arm found. asyncio draws the same line: `_add_reader` talks to `BaseSelector`'s
 //! `register`, `modify`, `unregister`, never to epoll. This file alone speaks mio, and
 //! alone reads an errno: the table never learns that "forgotten" was `ENOENT` or `EBADF`,
-//! and a test drives the table with a fake selector.
+//! the socket operations that a connection under way was `EINPROGRESS` (both in the child
+//! module `errno.rs`), and a test drives the table with a fake selector.
 //!
 //! One seam is for a host language (chapter 9, "The GIL around select"): the wait may run
 //! inside a [`WaitAround`], which Python's module uses to release the GIL while it sleeps;
@@ -41,6 +42,12 @@ use stage4::Interest;
 
 mod proactor; // chapter 10: a completion backend waits in the selector's place
 pub use proactor::{Proactor, Waited};
+
+mod errno;
+
+pub(crate) use errno::connect_under_way;
+use errno::forgotten;
+
 /// How many events one `select` returns at most; more wait for the next iteration.
 const EVENTS_CAPACITY: usize = 1024;
 
@@ -290,12 +297,6 @@ fn mio_interest(interests: Interests) -> mio::Interest {
         (false, true) => mio::Interest::WRITABLE,
         (_, false) => mio::Interest::READABLE,
     }
-}
-
-/// The kernel does not know this descriptor (any more): epoll's `ENOENT` for a number
-/// that was never added or was dropped on close, `EBADF` for one that is not open.
-fn forgotten(error: &io::Error) -> bool {
-    error.kind() == io::ErrorKind::NotFound || error.raw_os_error() == Some(libc::EBADF)
 }
 
 #[cfg(test)]

@@ -23,7 +23,6 @@ pub mod drain;
 pub mod errors;
 pub mod protocol;
 pub mod reader;
-mod reads;
 pub mod writer;
 
 use std::net::{SocketAddr, TcpListener};

@@ -26,6 +26,8 @@ use crate::event_loop::weak::WeakLoop;
 use crate::futures::future::Future;
 use crate::transports::transport::Transport;
 
+mod reads;
+
 /// asyncio's `_DEFAULT_LIMIT`: 64 KiB.
 pub const DEFAULT_LIMIT: usize = 64 * 1024;
 
@@ -33,14 +35,14 @@ pub const DEFAULT_LIMIT: usize = 64 * 1024;
 /// handle to the same reader.
 #[derive(Clone)]
 pub struct StreamReader {
-    pub(crate) inner: Rc<ReaderInner>,
+    inner: Rc<ReaderInner>,
 }
 
 pub(crate) struct ReaderInner {
     lp: WeakLoop,
-    pub(crate) limit: usize,
-    pub(crate) buffer: RefCell<Vec<u8>>,
-    pub(crate) eof: Cell<bool>,
+    limit: usize,
+    buffer: RefCell<Vec<u8>>,
+    eof: Cell<bool>,
     exception: RefCell<Option<Error>>,
     waiter: RefCell<Option<Future<()>>>, // the one read waiting for data
     transport: RefCell<Option<Transport>>,

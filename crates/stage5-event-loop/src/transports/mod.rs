@@ -24,12 +24,9 @@
 
 pub mod connect;
 pub mod flow_control;
-mod info;
-mod reading;
 pub mod transport;
-mod writing;
 
 pub use crate::parts::transport_fds::FdUsedByTransport;
 pub use flow_control::DEFAULT_HIGH_WATER;
-pub use reading::MAX_SIZE;
+pub use transport::MAX_SIZE;
 pub use transport::{Protocol, Transport};

@@ -8,7 +8,8 @@
 //! its transport), how it ends (`close` waits for the write buffer to drain, `abort` throws
 //! it away; either way `connection_lost` comes once, with `call_soon`, and only then is the
 //! socket closed), and reading paused and resumed. Reading and writing themselves are in
-//! `reading.rs` and `writing.rs`.
+//! its child modules `transport/reading.rs` and `transport/writing.rs`, which read its
+//! private fields as a child may.
 //!
 //! The protocol's trait is here too: the transport holds its protocol, and the protocol is
 //! handed its transport, so the two are one module (asyncio's `protocols.py` holds only the
@@ -29,31 +30,35 @@ use crate::errors::{Error, catch};
 use crate::event_loop::weak::WeakLoop;
 use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::future::Future;
-use crate::parts::transport_fds;
 use crate::transports::flow_control::FlowControl;
+
+mod info;
+mod reading;
+mod writing;
+
+pub use reading::MAX_SIZE;
 
 /// A connection's transport (asyncio's `_SelectorSocketTransport`). Cloning gives another
 /// handle to the same transport.
 #[derive(Clone)]
 pub struct Transport {
-    pub(crate) inner: Rc<TransportInner>,
+    inner: Rc<TransportInner>,
 }
 
 // ANCHOR: state
 pub(crate) struct TransportInner {
-    pub(crate) lp: WeakLoop,
-    pub(crate) lp_address: usize,
-    pub(crate) sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
-    pub(crate) fd: RawFd,
-    pub(crate) peername: Option<SocketAddr>,
-    pub(crate) sockname: Option<SocketAddr>,
-    pub(crate) protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
-    pub(crate) buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
-    pub(crate) flow: FlowControl,
-    pub(crate) conn_lost: Cell<u32>, // `connection_lost` scheduled (then counts writes after)
-    pub(crate) closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
-    pub(crate) eof: Cell<bool>,      // `write_eof` called
-    pub(crate) paused: Cell<bool>,   // reading paused
+    lp: WeakLoop,
+    sock: RefCell<Option<Socket>>, // `None` once `connection_lost` closed it
+    fd: RawFd,
+    peername: Option<SocketAddr>,
+    sockname: Option<SocketAddr>,
+    protocol: RefCell<Option<Rc<dyn Protocol>>>, // `None` after `connection_lost`
+    buffer: RefCell<Vec<u8>>,                    // what the socket did not take yet
+    flow: FlowControl,
+    conn_lost: Cell<bool>, // `connection_lost` scheduled (asyncio's `_conn_lost`)
+    closing: Rc<Cell<bool>>, // `close`/`abort` called, or the peer closed
+    eof: Cell<bool>,       // `write_eof` called
+    paused: Cell<bool>,    // reading paused
 }
 // ANCHOR_END: state
 
@@ -79,7 +84,6 @@ impl EventLoop {
         let transport = Transport {
             inner: Rc::new(TransportInner {
                 lp: self.downgrade(),
-                lp_address: self.address(),
                 peername: sock.peer_addr().ok().and_then(|a| a.as_socket()),
                 sockname: sock.local_addr().ok().and_then(|a| a.as_socket()),
                 sock: RefCell::new(Some(sock)),
@@ -87,13 +91,13 @@ impl EventLoop {
                 protocol: RefCell::new(Some(protocol.clone())),
                 buffer: RefCell::new(Vec::new()),
                 flow: FlowControl::new(),
-                conn_lost: Cell::new(0),
+                conn_lost: Cell::new(false),
                 closing: Rc::new(Cell::new(false)),
                 eof: Cell::new(false),
                 paused: Cell::new(false),
             }),
         };
-        transport_fds::attach(self.address(), fd, Rc::downgrade(&transport.inner.closing));
+        self.attach_transport(fd, Rc::downgrade(&transport.inner.closing));
         loop_trace!(
             self,
             "transport fd {fd}: connection_made and reader scheduled"
@@ -173,7 +177,7 @@ impl Transport {
         let Some(lp) = self.event_loop() else { return };
         lp.remove_callback_waiter(inner.fd, Interest::Read);
         if inner.buffer.borrow().is_empty() {
-            inner.conn_lost.set(inner.conn_lost.get() + 1);
+            inner.conn_lost.set(true);
             lp.remove_callback_waiter(inner.fd, Interest::Write);
             self.schedule_connection_lost(&lp, None);
         }
@@ -193,7 +197,7 @@ impl Transport {
     /// `connection_lost(exc)`, once.
     pub(crate) fn force_close(&self, lp: &EventLoop, exc: Option<Error>) {
         let inner = &*self.inner;
-        if inner.conn_lost.get() > 0 {
+        if inner.conn_lost.get() {
             return;
         }
         if !inner.buffer.borrow().is_empty() {
@@ -203,7 +207,7 @@ impl Transport {
         if !inner.closing.replace(true) {
             lp.remove_callback_waiter(inner.fd, Interest::Read);
         }
-        inner.conn_lost.set(inner.conn_lost.get() + 1);
+        inner.conn_lost.set(true);
         self.schedule_connection_lost(lp, exc);
     }
     // ANCHOR_END: force_close
@@ -233,7 +237,7 @@ impl Transport {
     pub(crate) fn call_connection_lost(&self, lp: &EventLoop, exc: Option<Error>) {
         self.call_protocol(lp, "connection_lost", |p| p.connection_lost(exc));
         let inner = &*self.inner;
-        transport_fds::detach(inner.lp_address, inner.fd);
+        lp.detach_transport(inner.fd);
         // Before the socket closes: its number may be given to a new socket at once.
         lp.remove_callback_waiter(inner.fd, Interest::Read);
         lp.remove_callback_waiter(inner.fd, Interest::Write);
@@ -245,7 +249,10 @@ impl Transport {
 
 impl Drop for TransportInner {
     fn drop(&mut self) {
-        transport_fds::detach(self.lp_address, self.fd);
+        // A loop that is gone took its map of transports with it.
+        if let Some(lp) = self.lp.upgrade() {
+            lp.detach_transport(self.fd);
+        }
     }
 }
 
@@ -259,7 +266,7 @@ pub trait Protocol {
         let _ = transport; // the default keeps nothing
     }
 
-    /// Bytes arrived (at most [`MAX_SIZE`](crate::transports::MAX_SIZE) at a time).
+    /// Bytes arrived (at most [`MAX_SIZE`] at a time).
     fn data_received(&self, data: &[u8]) {
         let _ = data; // the default ignores them
     }

@@ -31,16 +31,17 @@ impl EventLoop {
         if events == 0 {
             return;
         }
-        let proactor = self.inner.selector.borrow().proactor(); // chapter 10
+        let proactor = self.inner.io.selector.borrow().proactor(); // chapter 10
         if let Some(proactor) = proactor {
             proactor.dispatch(); // completions: futures resolved, tasks woken
         }
         let inner = &*self.inner;
         let mut buffers = self.dispatch_buffers(); // kept from one iteration to the next
         let (handles, wakers) = &mut *buffers;
-        let selector = inner.selector.borrow();
+        let selector = inner.io.selector.borrow();
         inner
             .io
+            .table
             .borrow_mut()
             .process_events(&selector, handles, wakers);
         drop(selector);
@@ -60,8 +61,8 @@ impl EventLoop {
     /// `call_soon` runs before it, as asyncio appends it to `_ready` at once) calls it
     /// before each `call_soon`: one atomic load when nothing is queued.
     pub fn take_remote_calls(&self) {
-        if self.inner.remote.pending() {
-            for item in self.inner.remote.take() {
+        if self.inner.io.remote.pending() {
+            for item in self.inner.io.remote.take() {
                 self.run_remote(item);
             }
         }

@@ -34,7 +34,7 @@ impl EventLoop {
     /// a task; a descriptor the check found ready ends the sleep at once).
     pub(in crate::event_loop) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
         if timeout == Some(Duration::ZERO) || !self.has_unchecked_waits() {
-            return self.inner.selector.borrow_mut().select(timeout);
+            return self.inner.io.selector.borrow_mut().select(timeout);
         }
         self.nap_check_and_select(timeout)
     }
@@ -43,22 +43,22 @@ impl EventLoop {
     #[inline(never)] // out of the busy loop's way
     fn nap_check_and_select(&self, timeout: Option<Duration>) -> io::Result<usize> {
         let nap = timeout.map_or(CHECK_AFTER, |t| t.min(CHECK_AFTER));
-        let start = self.inner.clock.now(); // (a virtual clock only sleeps with `None`)
-        let events = self.inner.selector.borrow_mut().select(Some(nap))?;
+        let start = self.inner.core.clock.now(); // (a virtual clock only sleeps with `None`)
+        let events = self.inner.io.selector.borrow_mut().select(Some(nap))?;
         if events > 0 || Some(nap) == timeout {
             return Ok(events);
         }
         let left = match self.check_all_waits() {
             true => Some(Duration::ZERO),
-            false => timeout.map(|t| t.saturating_sub(self.inner.clock.now() - start)),
+            false => timeout.map(|t| t.saturating_sub(self.inner.core.clock.now() - start)),
         };
-        self.inner.selector.borrow_mut().select(left)
+        self.inner.io.selector.borrow_mut().select(left)
     }
     // ANCHOR_END: select_io
 
     /// True if a task waits on a registration not checked yet.
     pub(in crate::event_loop) fn has_unchecked_waits(&self) -> bool {
-        self.inner.io.borrow().has_unchecked()
+        self.inner.io.table.borrow().has_unchecked()
     }
 
     /// Check every unchecked wait (the loop is about to sleep). True if a task was woken
@@ -72,13 +72,10 @@ impl EventLoop {
     /// held. True if one was.
     pub(super) fn check_waits(&self, all: bool) -> bool {
         let mut wake = Vec::new();
-        let mut selector = self.inner.selector.borrow_mut();
         let checked = self
             .inner
             .io
-            .borrow_mut()
-            .check_waits(&mut selector, all, &mut wake);
-        drop(selector);
+            .with_table(|table, selector| table.check_waits(selector, all, &mut wake));
         if all {
             loop_trace!(self, "select: checked {checked} waits before sleeping");
         }

@@ -25,14 +25,21 @@ pub(crate) enum Canceller {
     /// The task whose output this is: a task's future is labelled `Task`. Weak: the task
     /// owns its future, not the other way round.
     Task(Weak<dyn Step<EventLoop>>),
-    /// The task, once it failed: its number, for the report if nobody retrieves the
-    /// exception (`<Task t3 ...>`). Kept here rather than beside `Task`'s reference so
-    /// that every task's future stays as small as it was.
-    Failed(u64),
+    /// Nobody: the task failed, so its future is done and `cancel` has no one to ask. The
+    /// slot keeps the task's number, for the report if nobody retrieves the exception
+    /// (`<Task t3 ...>`), rather than a field every future would carry.
+    Nobody { failed_task: u64 },
     /// Anything else: `gather` cancels its children.
     Call(Box<dyn Fn() -> bool>),
 }
 // ANCHOR_END: canceller
+
+impl Canceller {
+    /// What a task's future keeps once task `id` has failed: nobody to ask, its number.
+    pub(crate) fn failed(id: u64) -> Canceller {
+        Canceller::Nobody { failed_task: id }
+    }
+}
 
 impl<T: 'static> Future<T> {
     /// Cancel the future: if it is pending, mark it cancelled, schedule its callbacks and
@@ -51,7 +58,7 @@ impl<T: 'static> Future<T> {
                 Some(Canceller::Task(task)) => Some(Canceller::Task(task.clone())),
                 Some(Canceller::Call(_)) => state.canceller.take(),
                 // (A failed task's future is done: the check above returned.)
-                Some(Canceller::Failed(_)) | None => None,
+                Some(Canceller::Nobody { .. }) | None => None,
             }
         };
         match canceller {
@@ -61,7 +68,7 @@ impl<T: 'static> Future<T> {
                 self.inner.state.borrow_mut().canceller = Some(Canceller::Call(call));
                 cancelling
             }
-            Some(Canceller::Failed(_)) | None => self.cancel_now(),
+            Some(Canceller::Nobody { .. }) | None => self.cancel_now(),
         }
     }
 

@@ -29,7 +29,9 @@ impl<T> Drop for FutureInner<T> {
         };
         if let Outcome::Finished(Err(error)) = &state.outcome {
             let task = match state.canceller {
-                Some(Canceller::Failed(id)) => Some(format!("<Task t{id} {}>", state.name())),
+                Some(Canceller::Nobody { failed_task }) => {
+                    Some(format!("<Task t{failed_task} {}>", state.name()))
+                }
                 _ => None,
             };
             let context = ExceptionContext {
@@ -65,7 +67,7 @@ impl<T> State<T> {
     /// What a repr calls it: `Task` for a task's future.
     fn label(&self) -> &'static str {
         match self.canceller {
-            Some(Canceller::Task(_) | Canceller::Failed(_)) => "Task",
+            Some(Canceller::Task(_) | Canceller::Nobody { .. }) => "Task",
             _ => "Future",
         }
     }

@@ -66,17 +66,16 @@ impl<L, S: Poller> IoTable<L, S> {
             if let Some(Waiter::Task(old)) = slot
                 && old.will_wake(waker)
             {
+                self.check();
                 return Ok(None);
             }
-            let old = slot.replace(Waiter::Task(waker.clone()));
             if source.unchecked.is_none() {
                 let select = select_number(selector);
                 source.unchecked = Some(select);
                 self.unchecked.push_back((fd, select));
             }
-            if old.is_none() {
-                self.waiters += 1;
-            }
+            let old = self.install(fd, interest, Waiter::Task(waker.clone()));
+            self.check();
             return Ok(old);
         }
         self.would_block(fd, interest);
@@ -120,6 +119,7 @@ impl<L, S: Poller> IoTable<L, S> {
             }
             self.unchecked.pop_front(); // checked, or stale: checked or idle since
         }
+        self.check();
         checked
     }
     // ANCHOR_END: check_waits
@@ -159,10 +159,10 @@ mod tests {
     use stage4::Interest;
 
     use super::PATIENCE;
-    use crate::parts::io_table::IoTable;
     use crate::parts::io_table::tests::{
         FakeSelector, Table, a_reused_number, counting, iteration, kept, pair, readable, task,
     };
+    use crate::parts::io_table::{IoTable, Release};
     use crate::parts::selector::Selector;
 
     #[test]
@@ -239,7 +239,7 @@ mod tests {
         let (mut selector, mut table) = (FakeSelector::default(), Table::default());
         // A socket operation waited and ended: its registration is kept until the select.
         drop(table.add(&mut selector, 4, Interest::Read, task()));
-        drop(table.remove(&mut selector, 4, Interest::Read, true));
+        drop(table.remove(&mut selector, 4, Interest::Read, Release::AtNextSelect));
         assert_eq!(selector.calls(), ["register 4 read"]);
         // Its socket is closed, and a new one gets number 4 before the next select; the
         // next operation on it waits, and pays nothing yet.

@@ -32,7 +32,8 @@ impl<L, S: Poller> IoTable<L, S> {
         self.rearm.clear();
         self.release.clear();
         self.unchecked.clear();
-        self.waiters = 0;
+        self.waiters = 0; // every slot was emptied above, every queue just now
+        self.check();
         dropped
     }
 }

@@ -29,6 +29,7 @@ impl<L, S: Poller> IoTable<L, S> {
             source.readable = false;
             source.drained = true;
         }
+        self.check();
     }
 
     /// True if a short read emptied `fd` and no edge has come since.

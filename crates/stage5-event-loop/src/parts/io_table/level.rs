@@ -72,6 +72,7 @@ impl<L, S: Poller> IoTable<L, S> {
         if let Some(source) = self.source_mut(fd) {
             *source.ready(interest) = false;
         }
+        self.check();
     }
     // ANCHOR_END: would_block
 
@@ -86,6 +87,7 @@ impl<L, S: Poller> IoTable<L, S> {
         {
             source.readable = false;
         }
+        self.check();
     }
     // ANCHOR_END: read_short
 

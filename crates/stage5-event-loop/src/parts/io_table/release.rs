@@ -24,15 +24,27 @@ use stage4::Interest;
 use super::{IoTable, Waiter};
 use crate::parts::selector::Poller;
 
-/// What a finished socket operation learned about its descriptor.
+/// When a descriptor left with no waiter is deregistered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// At once: asyncio's `remove_reader`, and a wait that was cancelled.
+    Now,
+    /// Just before the next select, unless a waiter came back meanwhile: the end of a
+    /// socket operation, whose task usually waits on the same socket again at once.
+    AtNextSelect,
+}
+
+/// How a finished socket operation ended, and what it learned about its descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Done {
-    /// Nothing the table needs to know.
+    /// It succeeded, and learned nothing the table needs to know.
     Other,
     /// A read came back shorter than asked: the socket is empty until the next edge.
     Drained,
     /// A read found the end of the stream: the socket is about to be closed.
     Ended,
+    /// It failed (reset, refused, a bad descriptor): the socket is about to be closed.
+    Failed,
 }
 
 impl Done {
@@ -48,8 +60,8 @@ impl Done {
 
 impl<L, S: Poller> IoTable<L, S> {
     // ANCHOR: done
-    /// A task's operation on `fd` ended: with `Some(done)` what it learned, with `None` an
-    /// error. If it `waited`, its waiter goes; after a success the registration stays until
+    /// A task's operation on `fd` ended, `done` says how. If it `waited`, its waiter goes;
+    /// after a success the registration stays until
     /// the next select (the same task usually waits on the same socket again at once),
     /// after an error it goes now. At the end of the stream the registration goes now
     /// (the socket is about to be closed, and a new one may get its number before the next
@@ -61,11 +73,14 @@ impl<L, S: Poller> IoTable<L, S> {
         fd: RawFd,
         interest: Interest,
         waited: bool,
-        done: Option<Done>,
+        done: Done,
     ) -> Option<Waiter<L>> {
         // Only a success that leaves the socket open keeps the registration for the next
         // select; at the end of the stream or after an error it goes now.
-        let release = matches!(done, Some(Done::Other | Done::Drained));
+        let release = match done {
+            Done::Other | Done::Drained => Release::AtNextSelect,
+            Done::Ended | Done::Failed => Release::Now,
+        };
         let old = match waited {
             true => self.remove(selector, fd, interest, release),
             false => None,
@@ -73,10 +88,11 @@ impl<L, S: Poller> IoTable<L, S> {
         match done {
             // A waiter taken out just now went with its registration; without one, the
             // registration an earlier operation kept goes now.
-            Some(Done::Ended) => self.release_now(selector, fd),
-            Some(Done::Drained) => self.read_drained(fd),
-            Some(Done::Other) | None => {}
+            Done::Ended => self.release_now(selector, fd),
+            Done::Drained => self.read_drained(fd),
+            Done::Other | Done::Failed => {}
         }
+        self.check();
         old
     }
     // ANCHOR_END: done
@@ -90,6 +106,7 @@ impl<L, S: Poller> IoTable<L, S> {
         {
             self.deregister(selector, fd);
         }
+        self.check();
     }
 
     // ANCHOR: release
@@ -137,7 +154,7 @@ mod tests {
         table
             .add(&mut selector, fd, Interest::Read, task())
             .unwrap();
-        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Other));
+        table.done(&mut selector, fd, Interest::Read, true, Done::Other);
         assert!(
             !table.quiet(),
             "a success keeps the registration until the select"
@@ -148,7 +165,7 @@ mod tests {
         table
             .add(&mut selector, fd, Interest::Read, task())
             .unwrap();
-        table.done(&mut selector, fd, Interest::Read, true, Some(Done::Ended));
+        table.done(&mut selector, fd, Interest::Read, true, Done::Ended);
         assert_eq!(selector.stats().deregisters, 2, "gone now");
         assert!(table.quiet(), "nothing left to release");
     }

@@ -47,8 +47,7 @@ impl<L, S: Poller> IoTable<L, S> {
             // the number now is registered.
             Rearmed::Forgotten => {
                 selector.register(fd, wanted)?;
-                let stale = std::mem::take(&mut self.sources[fd as usize]);
-                self.waiters -= stale.waiter_count();
+                drop(self.reset(fd)); // the closed socket's waiters: never woken now
                 Ok(wanted)
             }
         }
@@ -58,12 +57,10 @@ impl<L, S: Poller> IoTable<L, S> {
     /// `fd` is a new descriptor (just accepted or connected): whatever the table remembers
     /// under its number belonged to a socket that was closed. Its waiters are dropped.
     pub fn forget(&mut self, fd: RawFd) -> Vec<Waiter<L>> {
-        let Some(source) = self.source_mut(fd) else {
+        let Some(stale) = self.reset(fd) else {
             return Vec::new();
         };
-        let count = source.waiter_count();
-        let stale = std::mem::take(source);
-        self.waiters -= count;
+        self.check();
         stale.reader.into_iter().chain(stale.writer).collect()
     }
 }

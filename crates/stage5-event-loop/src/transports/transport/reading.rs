@@ -28,7 +28,7 @@ impl Transport {
     /// The reader (asyncio's `_read_ready__data_received`).
     pub(crate) fn read_ready(&self, lp: &EventLoop) {
         let inner = &*self.inner;
-        if inner.conn_lost.get() > 0 {
+        if inner.conn_lost.get() {
             return;
         }
         let read = {
@@ -65,7 +65,7 @@ impl Transport {
     /// asyncio's `_read_ready__on_eof`: ask the protocol whether to stay open.
     fn read_eof(&self, lp: &EventLoop) {
         let keep_open = self.call_protocol(lp, "eof_received", |p| p.eof_received());
-        if self.inner.conn_lost.get() > 0 {
+        if self.inner.conn_lost.get() {
             return; // `eof_received` failed, and the connection is closed already
         }
         if keep_open {

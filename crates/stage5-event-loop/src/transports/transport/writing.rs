@@ -32,11 +32,9 @@ impl Transport {
         if inner.eof.get() {
             return Err(Error::msg("Cannot call write() after write_eof()"));
         }
-        if data.is_empty() || inner.conn_lost.get() > 0 {
-            // Nothing to send, or nobody to send it to (asyncio counts these writes).
-            inner
-                .conn_lost
-                .set(inner.conn_lost.get() + u32::from(!data.is_empty()));
+        if data.is_empty() || inner.conn_lost.get() {
+            // Nothing to send, or nobody to send it to: dropped (asyncio counts these
+            // writes, to warn after five; this loop does not warn).
             return Ok(());
         }
         let Some(lp) = self.event_loop() else {
@@ -87,7 +85,7 @@ impl Transport {
     /// writer goes, and a pending close or `write_eof` happens.
     fn write_ready(&self, lp: &EventLoop) {
         let inner = &*self.inner;
-        if inner.conn_lost.get() > 0 {
+        if inner.conn_lost.get() {
             return;
         }
         let sent = {
