@@ -40,13 +40,12 @@ use mio::unix::SourceFd;
 use mio::{Events, Poll, Token};
 use stage4::Interest;
 
-mod proactor; // chapter 10: a completion backend waits in the selector's place
-pub use proactor::{Proactor, Waited};
-
 mod errno;
+mod proactor; // chapter 10: a completion backend waits in the selector's place
 
 pub(crate) use errno::connect_under_way;
 use errno::forgotten;
+pub use proactor::{Proactor, Waited};
 
 /// How many events one `select` returns at most; more wait for the next iteration.
 const EVENTS_CAPACITY: usize = 1024;
