@@ -21,9 +21,12 @@ pub mod callback;
 pub mod clock;
 pub mod core;
 pub mod errors;
+pub mod fd;
 pub mod handle;
 pub mod log;
+pub mod protocol;
 pub mod remote;
+pub mod transport;
 pub mod wait;
 
 /// The extension module, `scratchloop._core`.
@@ -34,5 +37,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handle::Handle>()?;
     m.add_class::<handle::TimerHandle>()?;
     m.add_class::<remote::Remote>()?;
+    m.add_class::<transport::Transport>()?;
     Ok(())
 }

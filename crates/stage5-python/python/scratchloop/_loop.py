@@ -20,7 +20,7 @@ import weakref
 from _thread import get_ident
 from asyncio import coroutines, events, format_helpers, unix_events
 
-from . import _core
+from . import _core, _transport
 
 
 def _fileno(fileobj):
@@ -198,6 +198,15 @@ class ScratchLoop(unix_events.SelectorEventLoop):
             "exception": exc,
             "handle": handle,
         })
+
+    # ---- transports: stage 5's -------------------------------------------------------
+
+    def _make_socket_transport(self, sock, protocol, waiter=None, *, extra=None, server=None):
+        # Every connection of `create_server`, `create_connection`, the Unix ones,
+        # `connect_accepted_socket` and the streams comes here: stage 5's transport.
+        # (TLS makes its transport elsewhere, `_make_ssl_transport`: asyncio's.)
+        return _transport.Transport(
+            self._here(), protocol, self, sock, waiter, extra, server)
 
     # ---- the self-pipe and other threads: stage 5's ---------------------------------
 
