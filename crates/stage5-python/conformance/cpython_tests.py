@@ -24,7 +24,8 @@ if sys.version_info[:2] != (3, 11):
     print(f"SKIP: these are Python 3.11's tests; this is {sys.version.split()[0]}")
     sys.exit(3)
 try:
-    from test.test_asyncio import test_events, test_sock_lowlevel, utils as test_utils
+    from test.test_asyncio import test_buffered_proto, test_events, test_server
+    from test.test_asyncio import test_sock_lowlevel, utils as test_utils
 except ImportError as missing:
     print(f"SKIP: this Python has no test.test_asyncio package ({missing})")
     sys.exit(3)
@@ -64,8 +65,23 @@ class ScratchSubprocessTests(test_events.UnixEventLoopTestsMixin,
         return CountedLoop()
 
 
+class ScratchStartServerTests(test_server.SelectorStartServerTests):
+    """`test_server`'s start_server tests (TCP and Unix) on ours."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
+class ScratchBufferedProtocolTests(test_buffered_proto.BufferedProtocolSelectorTests):
+    """`test_buffered_proto`: a `BufferedProtocol` over our transport."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
 COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests,
-            "subprocess": ScratchSubprocessTests}
+            "subprocess": ScratchSubprocessTests, "server": ScratchStartServerTests,
+            "buffered": ScratchBufferedProtocolTests}
 
 
 class Policy(scratchloop.ScratchLoopPolicy):

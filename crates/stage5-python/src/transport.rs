@@ -5,10 +5,11 @@
 //! asyncio's selector loop makes a `_SelectorSocketTransport` for each connection of
 //! `create_server`, `create_connection`, `create_unix_server`, `create_unix_connection`,
 //! `connect_accepted_socket` and the streams over them, all through one method,
-//! `_make_socket_transport`. The Python loop's override makes this class instead (its
-//! Python subclass, `scratchloop._transport.Transport`, keeps asyncio's bookkeeping: the
-//! extra info, the server's count of connections, the loop's table of transports). What
-//! is here is the hot path: stage 5's transport reads the socket and calls the protocol
+//! `_make_socket_transport`. The Python loop's override makes an
+//! `asyncio.Transport` (`scratchloop._transport.Transport`) around this class instead; it
+//! keeps asyncio's bookkeeping (the extra info, the server's count of connections, the
+//! loop's table of transports) and takes this class's hot methods as its own. What is
+//! here is the hot path: stage 5's transport reads the socket and calls the protocol
 //! ([`crate::protocol`]), and `write`, `close`, `pause_reading` and the water marks are
 //! stage 5's methods, called straight from Python.
 //!
@@ -34,7 +35,7 @@ use crate::protocol::PyProtocol;
 
 // ANCHOR: transport
 /// asyncio's `_SelectorSocketTransport`, on stage 5's transport.
-#[pyclass(unsendable, subclass, dict, weakref, module = "scratchloop._core")]
+#[pyclass(unsendable, module = "scratchloop._core")]
 pub struct Transport {
     protocol: Rc<PyProtocol>,
     stage5: OnceCell<stage5::Transport>, // set by `_scratch_start`
@@ -45,13 +46,7 @@ pub struct Transport {
 impl Transport {
     /// A transport of `core`'s loop for `protocol`; `_scratch_start` gives it its socket.
     #[new]
-    #[pyo3(signature = (core, protocol, *_args, **_kwargs))]
-    fn new(
-        core: &Bound<'_, Core>,
-        protocol: &Bound<'_, PyAny>,
-        _args: &Bound<'_, PyAny>,
-        _kwargs: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Transport> {
+    fn new(core: &Bound<'_, Core>, protocol: &Bound<'_, PyAny>) -> PyResult<Transport> {
         let lp = core.borrow().event_loop();
         Ok(Transport {
             protocol: Rc::new(PyProtocol::new(lp, protocol)?),
@@ -60,22 +55,26 @@ impl Transport {
     }
 
     // ANCHOR: start
-    /// Stage 5's transport over a duplicate of `sock`'s descriptor: `connection_made`,
-    /// then the reader, are scheduled with `call_soon`, as asyncio's constructor does.
-    fn _scratch_start(slf: &Bound<'_, Transport>, sock: &Bound<'_, PyAny>) -> PyResult<()> {
-        let this = slf.borrow();
-        if this.stage5.get().is_some() {
+    /// Stage 5's transport over a duplicate of `sock`'s descriptor: `connection_made`
+    /// (given `transport`, the Python object around this one), then the reader, are
+    /// scheduled with `call_soon`, as asyncio's constructor does.
+    fn _scratch_start(
+        &self,
+        sock: &Bound<'_, PyAny>,
+        transport: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        if self.stage5.get().is_some() {
             return Err(PyRuntimeError::new_err("the transport has started already"));
         }
-        let lp = core_loop(&this);
-        let protocol: Rc<dyn stage5::Protocol> = this.protocol.clone();
-        let transport = lp
+        let lp = self.protocol.event_loop();
+        let protocol: Rc<dyn stage5::Protocol> = self.protocol.clone();
+        let stage5 = lp
             .make_socket_transport(duplicate(sock)?, protocol, None)
             .map_err(to_py)?;
-        this.protocol
-            .bind(slf.clone().into_any().unbind(), transport.clone());
+        self.protocol
+            .bind(transport.clone().unbind(), stage5.clone());
         // Unset a moment ago, and only this method sets it: the `Err` cannot happen.
-        drop(this.stage5.set(transport));
+        drop(self.stage5.set(stage5));
         Ok(())
     }
     // ANCHOR_END: start
@@ -211,9 +210,4 @@ impl Transport {
             .get()
             .ok_or_else(|| PyRuntimeError::new_err("the transport has not started"))
     }
-}
-
-/// The loop the protocol adapter runs on.
-fn core_loop(this: &Transport) -> stage5::EventLoop {
-    this.protocol.event_loop()
 }

@@ -206,7 +206,7 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         # `connect_accepted_socket` and the streams comes here: stage 5's transport.
         # (TLS makes its transport elsewhere, `_make_ssl_transport`: asyncio's.)
         return _transport.Transport(
-            self._here(), protocol, self, sock, waiter, extra, server)
+            self._here(), self, sock, protocol, waiter, extra, server)
 
     # ---- the self-pipe and other threads: stage 5's ---------------------------------
 

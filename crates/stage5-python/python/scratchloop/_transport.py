@@ -1,21 +1,29 @@
-"""Transport: stage 5's Rust transport with asyncio's bookkeeping around it.
+"""Transport: stage 5's Rust transport inside an `asyncio.Transport`.
 
 Book chapter 9, "Native transports". The Rust class (`_core.Transport`) reads the socket,
-calls the protocol and writes, all in stage 5; this subclass keeps what asyncio's
+calls the protocol and writes, all in stage 5; this class is what asyncio's code sees (an
+`asyncio.Transport`, as CPython's tests check), and keeps what asyncio's
 `_SelectorTransport.__init__` and `_call_connection_lost` keep around a connection: the
 extra info (`socket`, `sockname`, `peername`), the server's count of its connections,
 the loop's table of transports (so `sock_recv` on a transport's socket is refused), and
 where a protocol's failure is reported.
+
+The methods a connection calls all the time (`write`, `is_closing`...) are the Rust
+object's own, bound on the instance: a call is a C call, with no Python frame between.
 """
 
 import warnings
-from asyncio import constants, futures, trsock
+from asyncio import constants, futures, transports, trsock
 from asyncio.log import logger
 
 from . import _core
 
+# The Rust transport's methods, taken as this transport's own.
+_NATIVE = ("write", "writelines", "is_closing", "get_write_buffer_size", "pause_reading",
+           "resume_reading", "is_reading")
 
-class Transport(_core.Transport):
+
+class Transport(transports.Transport):
     """asyncio's `_SelectorSocketTransport` on stage 5's transport."""
 
     # Not native: `loop.sendfile` sends through `write` (asyncio's fallback).
@@ -25,9 +33,12 @@ class Transport(_core.Transport):
     _start_tls_compatible = True
     _sock = None
 
-    def __init__(self, core, protocol, loop, sock, waiter=None, extra=None, server=None):
+    def __init__(self, core, loop, sock, protocol, waiter=None, extra=None, server=None):
+        super().__init__(extra)
+        self._native = native = _core.Transport(core, protocol)
+        for name in _NATIVE:
+            setattr(self, name, getattr(native, name))
         self._loop = loop
-        self._extra = {} if extra is None else dict(extra)
         self._extra["socket"] = trsock.TransportSocket(sock)
         try:
             self._extra["sockname"] = sock.getsockname()
@@ -41,7 +52,7 @@ class Transport(_core.Transport):
         self._sock = sock
         self._sock_fd = sock.fileno()
         self._server = server
-        self._scratch_start(sock)  # connection_made, then the reader, scheduled
+        native._scratch_start(sock, self)  # connection_made, then the reader, scheduled
         if waiter is not None:
             loop.call_soon(futures._set_result_unless_cancelled, waiter, None)
         if server is not None:
@@ -64,12 +75,40 @@ class Transport(_core.Transport):
             _warn(f"unclosed transport {self!r}", ResourceWarning, source=self)
             self._sock.close()
 
+    # ---- asyncio's transport methods, on the Rust transport -------------------------
+
+    def write_eof(self):
+        self._native.write_eof()
+
+    def can_write_eof(self):
+        return True
+
+    def close(self):
+        self._native.close()
+
+    def abort(self):
+        self._native.abort()
+
+    def set_write_buffer_limits(self, high=None, low=None):
+        self._native.set_write_buffer_limits(high, low)
+
+    def get_write_buffer_limits(self):
+        return self._native.get_write_buffer_limits()
+
+    def get_protocol(self):
+        return self._native.get_protocol()
+
+    def set_protocol(self, protocol):
+        self._native.set_protocol(protocol)
+
     @property
     def _protocol(self):
-        return self.get_protocol()
+        return self._native.get_protocol()
 
-    def get_extra_info(self, name, default=None):
-        return self._extra.get(name, default)
+    # ---- what asyncio's `_SelectorTransport` does around the protocol ---------------
+
+    def _force_close(self, exc):
+        self._native._force_close(exc)
 
     def _fatal_error(self, exc, message="Fatal error on transport"):
         if isinstance(exc, OSError):
