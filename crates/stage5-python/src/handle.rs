@@ -39,6 +39,10 @@ pub struct Owner {
 pub struct Handle {
     inner: Inner,
     callback: Option<Py<PyAny>>, // for `repr`; `None` once cancelled
+    /// Where it was made, in debug mode (asyncio's `_source_traceback`: the loop's
+    /// Python class sets it); `None` otherwise.
+    #[pyo3(get, set, name = "_source_traceback")]
+    source_traceback: Option<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -118,6 +122,7 @@ impl Handle {
         PyClassInitializer::from(owner).add_subclass(Handle {
             inner,
             callback: Some(callback),
+            source_traceback: None,
         })
     }
 
