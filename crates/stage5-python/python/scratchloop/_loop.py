@@ -12,6 +12,7 @@ asyncio's own code, running on our core unchanged.
 
 import atexit
 import errno
+import os
 import selectors
 import signal
 import sys
@@ -110,6 +111,11 @@ def _restore_signal_hook_action(sig):
     actions, as before the removal. True if it is back."""
     action = _SIGNAL_HOOK_ACTIONS.get(sig)
     return action is not None and _sigaction(sig, action, None)
+
+
+# Stage 5's transports, unless SCRATCHLOOP_TRANSPORTS=asyncio asks for asyncio's Python
+# ones (for the benchmarks' side-by-side: the same loop core, either transport).
+_NATIVE_TRANSPORTS = os.environ.get("SCRATCHLOOP_TRANSPORTS", "native") != "asyncio"
 
 
 # Every ScratchLoop not yet closed, for `_close_at_exit`.
@@ -251,6 +257,9 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         # Every connection of `create_server`, `create_connection`, the Unix ones,
         # `connect_accepted_socket` and the streams comes here: stage 5's transport.
         # (TLS makes its transport elsewhere, `_make_ssl_transport`: asyncio's.)
+        if not _NATIVE_TRANSPORTS:
+            return super()._make_socket_transport(
+                sock, protocol, waiter, extra=extra, server=server)
         return _transport.Transport(
             self._here(), self, sock, protocol, waiter, extra, server)
 
