@@ -223,7 +223,10 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
             cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0)
         fi ;;
     esac
-    timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>"$log" &
+    # Emptied here, not by the child's redirection: the child may run after the loop below
+    # has read the last server's address (a stale port: "Connection refused").
+    : >"$log"
+    timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>>"$log" &
     SERVER_TIMEOUT_PID=$!
     SERVER_ADDR=""
     for _ in $(seq 100); do

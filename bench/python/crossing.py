@@ -55,6 +55,7 @@ def main():
     names = {"empty": empty, "native": native, "theirs": theirs}
     result = {
         "calls": args.calls,
+        "repeat": args.repeat,
         "python_function": best("empty()", args.calls, args.repeat, names),
         "native_is_closing": best("native.is_closing()", args.calls, args.repeat, names),
         "asyncio_is_closing": best("theirs.is_closing()", args.calls, args.repeat, names),

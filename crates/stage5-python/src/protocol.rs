@@ -95,9 +95,9 @@ impl PyProtocol {
     pub fn force_close(&self, exc: PyErr) {
         let transport = self.stage5.borrow().clone();
         if let Some(transport) = transport {
-            if !transport.is_closing() || self.lost_with.borrow().is_none() {
-                self.lost_with.borrow_mut().get_or_insert(exc);
-            }
+            // The first failure is the one `connection_lost` hears of, as in asyncio, where
+            // a second `_force_close` is nothing.
+            self.lost_with.borrow_mut().get_or_insert(exc);
             transport.abort();
         }
     }
