@@ -33,14 +33,12 @@ use crate::errors::to_py;
 use crate::fd::duplicate;
 use crate::protocol::PyProtocol;
 
-// ANCHOR: transport
 /// asyncio's `_SelectorSocketTransport`, on stage 5's transport.
 #[pyclass(unsendable, module = "scratchloop._core")]
 pub struct Transport {
     protocol: Rc<PyProtocol>,
     stage5: OnceCell<stage5::Transport>, // set by `_scratch_start`
 }
-// ANCHOR_END: transport
 
 #[pymethods]
 impl Transport {
