@@ -13,8 +13,9 @@
 #   - conformance/own_transport_tests.py: the native transports, each program run on
 #     asyncio's loop and on ours, the protocols' calls compared;
 #   - conformance/run.py: the IsolatedAsyncioTestCase suites test_queues, test_locks,
-#     test_timeouts, test_taskgroups and test_waitfor, and test_streams, with our policy
-#     installed, one process per suite; and test_events' EventLoopTestsMixin,
+#     test_timeouts, test_taskgroups and test_waitfor, test_streams, and test_events'
+#     classes beyond its mixins (HandleTests, PolicyTests...), with our policy installed,
+#     one process per suite; and test_events' EventLoopTestsMixin,
 #     test_sock_lowlevel's BaseSockTestsMixin, SubprocessTestsMixin, test_server and
 #     test_buffered_proto composed with our loop, each test in its own process with a
 #     timeout; one line per suite,

@@ -5,8 +5,10 @@ the venv's Python, where `scratchloop` is installed:
 
 - the IsolatedAsyncioTestCase suites (`test_queues`, `test_locks`, `test_timeouts`,
   `test_taskgroups`, `test_waitfor`) one process per suite, with our policy installed;
-- `test_streams`, the same way (its tests make their loops with the policy's
-  `new_event_loop`), so state one test leaves shows in the next;
+- `test_streams`, and `test_events`' classes beyond the mixins (`HandleTests`,
+  `PolicyTests`, the get_event_loop tests...: `cpython_tests.EVENTS_REST`), the same way
+  (their tests make their loops with the policy's `new_event_loop`), so state one test
+  leaves shows in the next;
 - `EventLoopTestsMixin`, `BaseSockTestsMixin`, `SubprocessTestsMixin`, `test_server`'s
   and `test_buffered_proto`'s selector tests, composed with our loop, one process per
   test, several at once.
@@ -30,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "cpython_tests.py")
 MODULE_SUITES = ["test_queues", "test_locks", "test_timeouts", "test_taskgroups", "test_waitfor",
-                 "test_streams"]
+                 "test_streams", "test_events_rest"]
 COMPOSED = {"events": "EventLoopTestsMixin", "sock": "BaseSockTestsMixin",
             "subprocess": "SubprocessTestsMixin", "server": "test_server",
             "buffered": "test_buffered_proto"}
