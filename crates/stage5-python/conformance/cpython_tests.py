@@ -24,7 +24,7 @@ if sys.version_info[:2] != (3, 11):
     print(f"SKIP: these are Python 3.11's tests; this is {sys.version.split()[0]}")
     sys.exit(3)
 try:
-    from test.test_asyncio import test_buffered_proto, test_events, test_server
+    from test.test_asyncio import test_buffered_proto, test_events, test_sendfile, test_server
     from test.test_asyncio import test_sock_lowlevel, utils as test_utils
 except ImportError as missing:
     print(f"SKIP: this Python has no test.test_asyncio package ({missing})")
@@ -79,9 +79,17 @@ class ScratchBufferedProtocolTests(test_buffered_proto.BufferedProtocolSelectorT
         return CountedLoop()
 
 
+class ScratchSendfileTests(test_sendfile.SendfileTestsBase, test_utils.TestCase):
+    """`test_sendfile`: `loop.sendfile` and `sock_sendfile`, on ours (the native transport
+    sends a file through `write`, asyncio's fallback)."""
+
+    def create_event_loop(self):
+        return CountedLoop()
+
+
 COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests,
             "subprocess": ScratchSubprocessTests, "server": ScratchStartServerTests,
-            "buffered": ScratchBufferedProtocolTests}
+            "buffered": ScratchBufferedProtocolTests, "sendfile": ScratchSendfileTests}
 
 
 class Policy(scratchloop.ScratchLoopPolicy):

@@ -281,6 +281,32 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertEqual(log, [("eof", b"0123456789"), ("lost", None)])
 
+    def test_loop_sendfile_over_the_transport(self):
+        async def program(loop, log):
+            with tempfile.TemporaryFile() as file:
+                file.write(b"0123456789" * 10_000)
+                file.flush()
+                file.seek(0)
+                a, b = socket.socketpair()
+                b.setblocking(False)
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: Recorder(log, "sender"), a)
+                sending = loop.create_task(loop.sendfile(transport, file))
+                got = bytearray()
+                while len(got) < 100_000:
+                    try:
+                        got += b.recv(65536)
+                    except BlockingIOError:
+                        await asyncio.sleep(0)
+                log.append(("sent", await sending, bytes(got[:10]), len(got)))
+                log.append(("protocol back", transport.get_protocol() is protocol))
+                transport.close()
+                await protocol.lost
+                b.close()
+
+        log = both(self, program)
+        self.assertIn(("sent", 100_000, b"0123456789", 100_000), log)
+
     def test_streams_over_the_native_transport(self):
         async def program(loop, log):
             async def handle(reader, writer):

@@ -46,6 +46,7 @@ pub struct PyProtocol {
     transport: RefCell<Option<Py<PyAny>>>, // the Python transport; `None` once lost
     stage5: RefCell<Option<Transport>>, // stage 5's transport, for a fatal error's abort
     lost_with: RefCell<Option<PyErr>>, // the exception `connection_lost` will be given
+    paused: Cell<bool>,   // `pause_writing` called, `resume_writing` not yet (`_protocol_paused`)
 }
 
 impl PyProtocol {
@@ -58,6 +59,7 @@ impl PyProtocol {
             transport: RefCell::new(None),
             stage5: RefCell::new(None),
             lost_with: RefCell::new(None),
+            paused: Cell::new(false),
         };
         this.set_protocol(protocol)?;
         Ok(this)
@@ -78,6 +80,11 @@ impl PyProtocol {
         self.buffered.set(protocol.is_instance(buffered.bind(py))?);
         *self.protocol.borrow_mut() = protocol.clone().unbind();
         Ok(())
+    }
+
+    /// True between `pause_writing` and `resume_writing` (asyncio's `_protocol_paused`).
+    pub fn is_paused(&self) -> bool {
+        self.paused.get()
     }
 
     /// The loop it runs on.
@@ -217,10 +224,12 @@ impl stage5::Protocol for PyProtocol {
     }
 
     fn pause_writing(&self) {
+        self.paused.set(true);
         Python::attach(|py| self.call(py, intern!(py, "pause_writing"), ()));
     }
 
     fn resume_writing(&self) {
+        self.paused.set(false);
         Python::attach(|py| self.call(py, intern!(py, "resume_writing"), ()));
     }
 

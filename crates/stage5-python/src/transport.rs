@@ -195,6 +195,12 @@ impl Transport {
         self.protocol.set_protocol(protocol)
     }
 
+    /// True while the protocol is told to pause writing (asyncio's `_protocol_paused`,
+    /// which `loop.sendfile`'s fallback reads).
+    fn _scratch_protocol_paused(&self) -> bool {
+        self.protocol.is_paused()
+    }
+
     /// Stage 5's descriptor: the duplicate (for tests and the book).
     fn _scratch_fd(&self) -> PyResult<i32> {
         Ok(self.started()?.fd())

@@ -23,8 +23,9 @@ _NATIVE = ("write", "writelines", "is_closing", "get_write_buffer_size", "pause_
            "resume_reading", "is_reading")
 
 
-class Transport(transports.Transport):
-    """asyncio's `_SelectorSocketTransport` on stage 5's transport."""
+class Transport(transports._FlowControlMixin):
+    """asyncio's `_SelectorSocketTransport` on stage 5's transport. A `_FlowControlMixin`,
+    as asyncio's is (`loop.sendfile`'s fallback asks), whose water marks are stage 5's."""
 
     # Not native: `loop.sendfile` sends through `write` (asyncio's fallback).
     _sendfile_compatible = constants._SendfileMode.FALLBACK
@@ -34,7 +35,8 @@ class Transport(transports.Transport):
     _sock = None
 
     def __init__(self, core, loop, sock, protocol, waiter=None, extra=None, server=None):
-        super().__init__(extra)
+        # Not `_FlowControlMixin.__init__`: the water marks are the Rust transport's.
+        transports.BaseTransport.__init__(self, extra)
         self._native = native = _core.Transport(core, protocol)
         for name in _NATIVE:
             setattr(self, name, getattr(native, name))
@@ -104,6 +106,10 @@ class Transport(transports.Transport):
     @property
     def _protocol(self):
         return self._native.get_protocol()
+
+    @property
+    def _protocol_paused(self):
+        return self._native._scratch_protocol_paused()
 
     # ---- what asyncio's `_SelectorTransport` does around the protocol ---------------
 
