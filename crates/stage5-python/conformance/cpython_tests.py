@@ -25,7 +25,7 @@ if sys.version_info[:2] != (3, 11):
     sys.exit(3)
 try:
     from test.test_asyncio import test_buffered_proto, test_events, test_sendfile, test_server
-    from test.test_asyncio import test_sock_lowlevel, utils as test_utils
+    from test.test_asyncio import test_sock_lowlevel, test_sslproto, utils as test_utils
 except ImportError as missing:
     print(f"SKIP: this Python has no test.test_asyncio package ({missing})")
     sys.exit(3)
@@ -87,9 +87,19 @@ class ScratchSendfileTests(test_sendfile.SendfileTestsBase, test_utils.TestCase)
         return CountedLoop()
 
 
+class ScratchStartTLSTests(test_sslproto.SelectorStartTLSTests):
+    """`test_sslproto`'s TLS tests: `start_tls` swaps asyncio's `SSLProtocol` (a
+    `BufferedProtocol`) onto our native transport; `create_connection(ssl=...)` stays on
+    asyncio's transport."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
 COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests,
             "subprocess": ScratchSubprocessTests, "server": ScratchStartServerTests,
-            "buffered": ScratchBufferedProtocolTests, "sendfile": ScratchSendfileTests}
+            "buffered": ScratchBufferedProtocolTests, "sendfile": ScratchSendfileTests,
+            "tls": ScratchStartTLSTests}
 
 
 class Policy(scratchloop.ScratchLoopPolicy):

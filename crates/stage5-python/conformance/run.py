@@ -6,13 +6,13 @@ the venv's Python, where `scratchloop` is installed:
 - the IsolatedAsyncioTestCase suites (`test_queues`, `test_locks`, `test_timeouts`,
   `test_taskgroups`, `test_waitfor`) one process per suite, with our policy installed;
 - `test_streams`, `test_subprocess` (its watchers' tests, many loops in one process), and
-  `test_events`' classes beyond the mixins (`HandleTests`,
-  `PolicyTests`, the get_event_loop tests...: `cpython_tests.EVENTS_REST`), the same way
-  (their tests make their loops with the policy's `new_event_loop`), so state one test
-  leaves shows in the next;
+  `test_events`' classes beyond the mixins (`HandleTests`, `PolicyTests`, the
+  get_event_loop tests...: `cpython_tests.EVENTS_REST`), the same way (their tests make
+  their loops with the policy's `new_event_loop`), so state one test leaves shows in the
+  next;
 - `EventLoopTestsMixin`, `BaseSockTestsMixin`, `SubprocessTestsMixin`, and the selector
-  tests of `test_server`, `test_buffered_proto` and `test_sendfile`, composed with our
-  loop, one process per test, several at once.
+  tests of `test_server`, `test_buffered_proto`, `test_sendfile` and `test_sslproto`,
+  composed with our loop, one process per test, several at once.
 
 Every process has a timeout (a hang is a result, `hung`, not a stuck run), runs in a
 session of its own and is killed by its process group's id when its time is up; the whole
@@ -36,7 +36,8 @@ MODULE_SUITES = ["test_queues", "test_locks", "test_timeouts", "test_taskgroups"
                  "test_streams", "test_events_rest", "test_subprocess"]
 COMPOSED = {"events": "EventLoopTestsMixin", "sock": "BaseSockTestsMixin",
             "subprocess": "SubprocessTestsMixin", "server": "test_server",
-            "buffered": "test_buffered_proto", "sendfile": "test_sendfile"}
+            "buffered": "test_buffered_proto", "sendfile": "test_sendfile",
+            "tls": "test_sslproto"}
 SKIPPED = 3  # the worker's exit code when this Python cannot run the tests
 
 
