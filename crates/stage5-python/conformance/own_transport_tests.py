@@ -331,6 +331,39 @@ class CallbackOrder(unittest.TestCase):
         self.assertEqual(both(self, program), [b"HELLO\n", b"", True])
 
 
+class OtherThreads(unittest.TestCase):
+    def test_a_transport_used_from_another_thread_is_a_runtime_error_not_a_panic(self):
+        import threading
+
+        loop = scratchloop.ScratchLoop()
+        caught = []
+
+        async def program():
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(asyncio.Protocol, a)
+
+            def other():
+                for use in (lambda: transport.write(b"x"), transport.is_closing,
+                            transport.close, transport.get_write_buffer_size):
+                    try:
+                        use()
+                    except BaseException as exc:  # a PanicException is a BaseException
+                        caught.append(type(exc).__name__)
+
+            thread = threading.Thread(target=other)
+            thread.start()
+            thread.join()
+            transport.close()
+            await asyncio.sleep(0)
+            b.close()
+
+        try:
+            loop.run_until_complete(program())
+        finally:
+            loop.close()
+        self.assertEqual(caught, ["RuntimeError"] * 4)
+
+
 def main():
     suite = unittest.TestLoader().loadTestsFromModule(sys.modules[__name__])
     result = unittest.TextTestRunner(verbosity=2).run(suite)

@@ -31,10 +31,11 @@ use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
 use crate::core::Core;
 use crate::errors::to_py;
 use crate::fd::duplicate;
+use crate::handle::{Owner, on_owner_thread};
 use crate::protocol::PyProtocol;
 
 /// asyncio's `_SelectorSocketTransport`, on stage 5's transport.
-#[pyclass(unsendable, module = "scratchloop._core")]
+#[pyclass(unsendable, extends = Owner, module = "scratchloop._core")]
 pub struct Transport {
     protocol: Rc<PyProtocol>,
     stage5: OnceCell<stage5::Transport>, // set by `_scratch_start`
@@ -44,12 +45,16 @@ pub struct Transport {
 impl Transport {
     /// A transport of `core`'s loop for `protocol`; `_scratch_start` gives it its socket.
     #[new]
-    fn new(core: &Bound<'_, Core>, protocol: &Bound<'_, PyAny>) -> PyResult<Transport> {
+    fn new(
+        core: &Bound<'_, Core>,
+        protocol: &Bound<'_, PyAny>,
+    ) -> PyResult<PyClassInitializer<Transport>> {
         let lp = core.borrow().event_loop();
-        Ok(Transport {
+        let transport = Transport {
             protocol: Rc::new(PyProtocol::new(lp, protocol)?),
             stage5: OnceCell::new(),
-        })
+        };
+        Ok(PyClassInitializer::from(Owner::here()).add_subclass(transport))
     }
 
     // ANCHOR: start
@@ -57,30 +62,32 @@ impl Transport {
     /// (given `transport`, the Python object around this one), then the reader, are
     /// scheduled with `call_soon`, as asyncio's constructor does.
     fn _scratch_start(
-        &self,
+        slf: &Bound<'_, Self>,
         sock: &Bound<'_, PyAny>,
         transport: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        if self.stage5.get().is_some() {
+        let this = here(slf)?;
+        if this.stage5.get().is_some() {
             return Err(PyRuntimeError::new_err("the transport has started already"));
         }
-        let lp = self.protocol.event_loop();
-        let protocol: Rc<dyn stage5::Protocol> = self.protocol.clone();
+        let lp = this.protocol.event_loop();
+        let protocol: Rc<dyn stage5::Protocol> = this.protocol.clone();
         let stage5 = lp
             .make_socket_transport(duplicate(sock)?, protocol, None)
             .map_err(to_py)?;
-        self.protocol
+        this.protocol
             .bind(transport.clone().unbind(), stage5.clone());
         // Unset a moment ago, and only this method sets it: the `Err` cannot happen.
-        drop(self.stage5.set(stage5));
+        drop(this.stage5.set(stage5));
         Ok(())
     }
     // ANCHOR_END: start
 
     /// asyncio's `write`: bytes-like data only; sent now if the socket takes it, else
     /// buffered (and the protocol paused over the high-water mark).
-    fn write(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let transport = self.started()?;
+    fn write(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let this = here(slf)?;
+        let transport = this.started()?;
         if let Ok(bytes) = data.cast::<PyBytes>() {
             return transport.write(bytes.as_bytes()).map_err(to_py);
         }
@@ -99,70 +106,85 @@ impl Transport {
     }
 
     /// asyncio 3.11's `writelines`: the pieces joined, one `write`.
-    fn writelines(&self, list_of_data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn writelines(slf: &Bound<'_, Self>, list_of_data: &Bound<'_, PyAny>) -> PyResult<()> {
+        here(slf)?;
         let py = list_of_data.py();
         let joined = PyBytes::new(py, b"").call_method1("join", (list_of_data,))?;
-        self.write(&joined)
+        Transport::write(slf, &joined)
     }
 
     /// Shut the writing side once the buffer is sent.
-    fn write_eof(&self) -> PyResult<()> {
-        self.started()?.write_eof().map_err(to_py)
+    fn write_eof(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?.write_eof().map_err(to_py)
     }
 
     /// True: a socket can shut its writing side.
-    fn can_write_eof(&self) -> bool {
-        true
+    fn can_write_eof(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        here(slf)?;
+        Ok(true)
     }
 
     /// Close once the buffer is sent; `connection_lost(None)` then.
-    fn close(&self) -> PyResult<()> {
-        self.started()?.close();
+    fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?.close();
         Ok(())
     }
 
     /// Close now, the buffer thrown away; `connection_lost(None)`.
-    fn abort(&self) -> PyResult<()> {
-        self.started()?.abort();
+    fn abort(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?.abort();
         Ok(())
     }
 
     /// asyncio's `_force_close(exc)`: close now, `connection_lost(exc)`.
-    fn _force_close(&self, exc: Bound<'_, PyAny>) -> PyResult<()> {
-        self.started()?;
+    fn _force_close(slf: &Bound<'_, Self>, exc: Bound<'_, PyAny>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?;
         if exc.is_none() {
-            return self.abort();
+            return Transport::abort(slf);
         }
-        self.protocol.force_close(PyErr::from_value(exc));
+        this.protocol.force_close(PyErr::from_value(exc));
         Ok(())
     }
 
     /// True once `close`/`abort` was called or the peer closed.
-    fn is_closing(&self) -> PyResult<bool> {
-        Ok(self.started()?.is_closing())
+    fn is_closing(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        let this = here(slf)?;
+        Ok(this.started()?.is_closing())
     }
 
     /// Stop reading until `resume_reading`.
-    fn pause_reading(&self) -> PyResult<()> {
-        self.started()?.pause_reading();
+    fn pause_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?.pause_reading();
         Ok(())
     }
 
     /// Read again.
-    fn resume_reading(&self) -> PyResult<()> {
-        self.started()?.resume_reading();
+    fn resume_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.started()?.resume_reading();
         Ok(())
     }
 
     /// True unless paused or closing.
-    fn is_reading(&self) -> PyResult<bool> {
-        Ok(self.started()?.is_reading())
+    fn is_reading(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        let this = here(slf)?;
+        Ok(this.started()?.is_reading())
     }
 
     /// The water marks (asyncio's defaults and checks).
     #[pyo3(signature = (high = None, low = None))]
-    fn set_write_buffer_limits(&self, high: Option<i64>, low: Option<i64>) -> PyResult<()> {
-        let transport = self.started()?;
+    fn set_write_buffer_limits(
+        slf: &Bound<'_, Self>,
+        high: Option<i64>,
+        low: Option<i64>,
+    ) -> PyResult<()> {
+        let this = here(slf)?;
+        let transport = this.started()?;
         let bad = || {
             PyValueError::new_err(format!(
                 "high ({high:?}) must be >= low ({low:?}) must be >= 0"
@@ -176,34 +198,40 @@ impl Transport {
     }
 
     /// `(low, high)`.
-    fn get_write_buffer_limits(&self) -> PyResult<(usize, usize)> {
-        Ok(self.started()?.get_write_buffer_limits())
+    fn get_write_buffer_limits(slf: &Bound<'_, Self>) -> PyResult<(usize, usize)> {
+        let this = here(slf)?;
+        Ok(this.started()?.get_write_buffer_limits())
     }
 
     /// How many bytes wait in the write buffer.
-    fn get_write_buffer_size(&self) -> PyResult<usize> {
-        Ok(self.started()?.get_write_buffer_size())
+    fn get_write_buffer_size(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let this = here(slf)?;
+        Ok(this.started()?.get_write_buffer_size())
     }
 
     /// The protocol now called.
-    fn get_protocol(&self, py: Python<'_>) -> Py<PyAny> {
-        self.protocol.protocol(py)
+    fn get_protocol(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let this = here(slf)?;
+        Ok(this.protocol.protocol(py))
     }
 
     /// Call `protocol` from now on.
-    fn set_protocol(&self, protocol: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.protocol.set_protocol(protocol)
+    fn set_protocol(slf: &Bound<'_, Self>, protocol: &Bound<'_, PyAny>) -> PyResult<()> {
+        let this = here(slf)?;
+        this.protocol.set_protocol(protocol)
     }
 
     /// True while the protocol is told to pause writing (asyncio's `_protocol_paused`,
     /// which `loop.sendfile`'s fallback reads).
-    fn _scratch_protocol_paused(&self) -> bool {
-        self.protocol.is_paused()
+    fn _scratch_protocol_paused(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        let this = here(slf)?;
+        Ok(this.protocol.is_paused())
     }
 
     /// Stage 5's descriptor: the duplicate (for tests and the book).
-    fn _scratch_fd(&self) -> PyResult<i32> {
-        Ok(self.started()?.fd())
+    fn _scratch_fd(slf: &Bound<'_, Self>) -> PyResult<i32> {
+        let this = here(slf)?;
+        Ok(this.started()?.fd())
     }
 }
 
@@ -214,4 +242,11 @@ impl Transport {
             .get()
             .ok_or_else(|| PyRuntimeError::new_err("the transport has not started"))
     }
+}
+
+/// The transport, borrowed, if this is its loop's thread; else a `RuntimeError` that says
+/// so (a pyo3 panic otherwise: the transport is bound to its loop's thread).
+fn here<'py>(slf: &Bound<'py, Transport>) -> PyResult<PyRef<'py, Transport>> {
+    on_owner_thread(slf.as_super(), "a transport")?;
+    Ok(slf.borrow())
 }
