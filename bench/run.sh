@@ -123,11 +123,20 @@ inproc+=(asyncio)
 echo_systems+=(asyncio asyncio-streams) # its Protocol server, and its streams one
 if "$PY" -c 'import uvloop' 2>/dev/null ||
     timeout 300 "$PY" -m pip install -q --disable-pip-version-check \
-        -r bench/python/requirements.txt >&2; then
+        "$(grep '^uvloop' bench/python/requirements.txt)" >&2; then
     inproc+=(uvloop)
     echo_systems+=(uvloop uvloop-streams)
 else
     say "uvloop could not be installed: skipped"
+fi
+# rloop (a Rust asyncio loop on PyPI), from the same requirements; a run goes on without it.
+if "$PY" -c 'import rloop' 2>/dev/null ||
+    timeout 300 "$PY" -m pip install -q --disable-pip-version-check \
+        "$(grep '^rloop' bench/python/requirements.txt)" >&2; then
+    inproc+=(rloop)
+    echo_systems+=(rloop rloop-streams)
+else
+    say "rloop could not be installed: skipped"
 fi
 # scratchloop: asyncio's Python layers on stage 5's Rust core (crates/stage5-python), the
 # same Python code as the asyncio rows; built with maturin, pip-installed in the same venv.
@@ -162,7 +171,7 @@ field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
 run_inproc() { # ROUND SYSTEM WORKLOAD
     local cmd out
     case "$2" in
-        asyncio | uvloop | scratchloop) cmd=("$PY" bench/python/workloads.py --loop "$2" "$3") ;;
+        asyncio | uvloop | rloop | scratchloop) cmd=("$PY" bench/python/workloads.py --loop "$2" "$3") ;;
         *) cmd=("$BIN/bench-$2" "$3") ;;
     esac
     local status=0
@@ -202,10 +211,10 @@ trap stop_server EXIT
 start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     local cmd line log=$OUT/server.log
     case "$1" in
-        asyncio | uvloop | scratchloop)
+        asyncio | uvloop | rloop | scratchloop)
             cmd=("$PY" bench/python/echo_server.py --loop "$1" --addr 127.0.0.1:0 --max-secs 600)
             ;;
-        asyncio-streams | uvloop-streams | scratchloop-streams)
+        asyncio-streams | uvloop-streams | rloop-streams | scratchloop-streams)
             cmd=("$PY" bench/python/echo_server.py --loop "${1%-streams}" --api streams
                 --addr 127.0.0.1:0 --max-secs 600)
             ;;
@@ -218,7 +227,10 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
             cmd=("$BIN/$1-echo_server" --plain --addr 127.0.0.1:0)
         fi ;;
     esac
-    timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>"$log" &
+    # Emptied here, not by the child's redirection: the child may run after the loop below
+    # has read the last server's address (a stale port: "Connection refused").
+    : >"$log"
+    timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>>"$log" &
     SERVER_TIMEOUT_PID=$!
     SERVER_ADDR=""
     for _ in $(seq 100); do
@@ -316,7 +328,7 @@ for round in $(seq "$ROUNDS"); do
     for workload in W1 W2 W3 W4; do
         for system in "${inproc[@]}"; do
             case "$system" in
-                asyncio | uvloop | scratchloop) run_inproc "$round" "$system" "$workload" ;;
+                asyncio | uvloop | rloop | scratchloop) run_inproc "$round" "$system" "$workload" ;;
                 *) if "$BIN/bench-$system" --list | grep -q "^$workload "; then
                     run_inproc "$round" "$system" "$workload"
                 fi ;;

@@ -10,10 +10,15 @@
 #     installed (a coroutine run, `python -m scratchloop --help`);
 #   - conformance/own_tests.py: the module's own tests (bad input, other threads, the GIL
 #     released while the loop waits, stage 5's handles and heap underneath);
+#   - conformance/own_transport_tests.py: the native transports, each program run on
+#     asyncio's loop and on ours, the protocols' calls compared;
 #   - conformance/run.py: the IsolatedAsyncioTestCase suites test_queues, test_locks,
-#     test_timeouts, test_taskgroups and test_waitfor with our policy installed, and
-#     test_events' EventLoopTestsMixin and test_sock_lowlevel's BaseSockTestsMixin composed
-#     with our loop, each test in its own process with a timeout; one line per suite,
+#     test_timeouts, test_taskgroups and test_waitfor, test_streams, and test_events'
+#     classes beyond its mixins (HandleTests, PolicyTests...), with our policy installed,
+#     one process per suite; and test_events' EventLoopTestsMixin,
+#     test_sock_lowlevel's BaseSockTestsMixin, SubprocessTestsMixin, test_server and
+#     test_buffered_proto composed with our loop, each test in its own process with a
+#     timeout; one line per suite,
 #     `SUITE: P passed, F failed, S skipped, H hung of N`, then every test that did not pass;
 #   - conformance/same_program.py: small asyncio programs on CPython's loop and on ours,
 #     outputs compared line by line.
@@ -68,6 +73,7 @@ else
     status=1
 fi
 "$venv/bin/python" crates/stage5-python/conformance/own_tests.py || status=1
+"$venv/bin/python" crates/stage5-python/conformance/own_transport_tests.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/run.py || status=1
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1
 # Chapter 9's picture replays the handles asyncio's loop ran for one program: on both loops

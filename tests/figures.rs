@@ -77,6 +77,10 @@ const PAGES: &[&str] = &[
     "reference.md",
 ];
 
+/// Chapters whose marks are checked too (their other figures, older, are not all in marks
+/// yet, so the prose check leaves them alone).
+const MARKED: &[&str] = &["ch09-asyncio-on-our-loop.md"];
+
 /// The back pages that keep to [`MAX_WORDS`] words of prose.
 const SHORT: &[&str] = &[
     "benchmarks.md",
@@ -177,7 +181,7 @@ fn every_measured_figure_in_the_prose_is_the_cell_its_mark_names() {
     let update = std::env::var_os("UPDATE_FIGURES").is_some() && std::env::var_os("CI").is_none();
     let mut problems = Vec::new();
     let mut count = 0;
-    for page in PAGES {
+    for page in PAGES.iter().chain(MARKED) {
         let path = format!("docs/src/{page}");
         let mut text = read(&path);
         if update {

@@ -1,8 +1,8 @@
-"""The echo server of W5 and W6 on asyncio or uvloop, with asyncio.Protocol (the fast
+"""The echo server of W5 and W6 on asyncio, uvloop, rloop or scratchloop, with asyncio.Protocol (the fast
 path of both: no streams, no task per connection), or with streams (--api streams: a
 start_server handler looping read of up to 1 KiB, write, drain).
 
-    python3 bench/python/echo_server.py --loop asyncio|uvloop|scratchloop [--api protocol|streams]
+    python3 bench/python/echo_server.py --loop asyncio|uvloop|rloop|scratchloop [--api protocol|streams]
         --addr 127.0.0.1:0 [--max-secs S]
 
 Prints `listening on HOST:PORT` to stderr once it accepts, and ends by itself after
@@ -43,7 +43,7 @@ async def serve(host, port, max_secs, api):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--loop", choices=["asyncio", "uvloop", "scratchloop"], default="asyncio")
+    parser.add_argument("--loop", choices=["asyncio", "uvloop", "rloop", "scratchloop"], default="asyncio")
     parser.add_argument("--addr", default="127.0.0.1:0")
     parser.add_argument("--max-secs", type=float, default=600.0)
     parser.add_argument("--api", choices=["protocol", "streams"], default="protocol")
@@ -53,6 +53,11 @@ def main():
         import uvloop
 
         uvloop.run(serve(host, int(port), args.max_secs, args.api))
+    elif args.loop == "rloop":
+        import rloop  # a Rust asyncio loop from PyPI
+
+        with asyncio.Runner(loop_factory=rloop.new_event_loop) as runner:
+            runner.run(serve(host, int(port), args.max_secs, args.api))
     elif args.loop == "scratchloop":
         import scratchloop  # asyncio's Python layers on stage 5's Rust core
 

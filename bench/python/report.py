@@ -39,7 +39,7 @@ def order(system):
     if m:
         return (1, int(m.group(1)), ["", "-protocol", "-streams"].index(m.group(2) or ""))
     refs = ["tokio", "asyncio", "asyncio-streams", "uvloop", "uvloop-streams",
-            "scratchloop", "scratchloop-streams"]
+            "rloop", "rloop-streams", "scratchloop", "scratchloop-streams"]
     return (2, refs.index(system) if system in refs else 9)
 
 
@@ -313,6 +313,7 @@ def machine(python):
         "mio": lock_version("mio"),
         "python": run([python, "-c", "import sys; print(sys.version.split()[0])"]),
         "uvloop": run([python, "-c", "import uvloop; print(uvloop.__version__)"]),
+        "rloop": run([python, "-c", "from importlib.metadata import version; print(version('rloop'))"]),
         "commit": run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
         # Changes to the page being written do not count: it changes with every run.
         "dirty": bool(run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no",
@@ -345,7 +346,7 @@ def generate(records, args):
         + f"; {info['kernel']}.",
         f"- **Versions**: {info['rustc'] or 'rustc ?'}; tokio {info['tokio'] or '?'}, "
         f"mio {info['mio'] or '?'}; CPython {info['python'] or '?'}; "
-        f"uvloop {info['uvloop'] or 'not installed'}.",
+        f"uvloop {info['uvloop'] or 'not installed'}; rloop {info['rloop'] or 'not installed'}.",
         f"- **Rounds**: {rounds['inproc']} of W1–W4 ("
         + (f"each value the best of {runs} runs in one process" if runs > 1 else "one run each")
         + f"), {rounds['echo']} of W5, {rounds['hold']} of W6. "

@@ -1,7 +1,7 @@
 """W1 to W4 on CPython's asyncio or on uvloop, as bench-SYSTEM does them in Rust: one JSON
 line per workload, sizes from bench/params.env.
 
-    python3 bench/python/workloads.py --loop asyncio|uvloop|scratchloop [W1 W2 W3 W4]
+    python3 bench/python/workloads.py --loop asyncio|uvloop|rloop|scratchloop [W1 W2 W3 W4]
 
 - W1: loop.call_soon(bump) n times, then loop.stop; one run_forever.
 - W2: a callback that call_soon's itself n times: one loop iteration each, so one
@@ -29,6 +29,10 @@ def new_loop(kind):
         import uvloop
 
         return uvloop.new_event_loop()
+    if kind == "rloop":
+        import rloop  # a Rust asyncio loop from PyPI
+
+        return rloop.new_event_loop()
     if kind == "scratchloop":
         import scratchloop  # asyncio's Python layers on stage 5's Rust core
 
@@ -155,7 +159,7 @@ WORKLOADS = {
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--loop", choices=["asyncio", "uvloop", "scratchloop"], default="asyncio")
+    parser.add_argument("--loop", choices=["asyncio", "uvloop", "rloop", "scratchloop"], default="asyncio")
     parser.add_argument("workloads", nargs="*", choices=[[]] + list(WORKLOADS))
     args = parser.parse_args()
     params = load()

@@ -157,3 +157,34 @@ fn a_held_signal_is_ignored_once_the_loop_that_handled_it_has_closed() {
     }
     assert!(matches!(hold_signal(0), Err(Error::InvalidSignal(0))));
 }
+
+/// asyncio lets a program handle a signal, remove the handler and handle it again (a
+/// forked worker's child watcher moves SIGCHLD from one loop to another so): the second
+/// handler runs, and a signal while none is there does nothing (SIGWINCH's default is to
+/// ignore it, so a failure here cannot end the test binary).
+#[test]
+fn a_signal_handled_removed_and_handled_again_runs_the_new_handler() {
+    use signal_hook::consts::SIGWINCH;
+    let lp = EventLoop::with_clock(RealClock::new());
+    let ran = Rc::new(Cell::new(0));
+    for round in 1..=3 {
+        let r = ran.clone();
+        lp.add_signal_handler(SIGWINCH, move |lp| {
+            r.set(r.get() + 1);
+            lp.stop();
+        })
+        .unwrap();
+        signal_hook::low_level::raise(SIGWINCH).unwrap();
+        let bound = lp.call_later(10.0, EventLoop::stop).unwrap(); // never hang
+        lp.run_forever().unwrap();
+        bound.cancel();
+        assert_eq!(ran.get(), round, "round {round}: the handler ran once");
+        assert!(lp.remove_signal_handler(SIGWINCH).unwrap());
+        // Nobody handles it now: the default (ignore) applies, and no handler runs.
+        signal_hook::low_level::raise(SIGWINCH).unwrap();
+        lp.call_soon(EventLoop::stop).unwrap();
+        lp.run_forever().unwrap();
+        assert_eq!(ran.get(), round, "round {round}: removed, it does not run");
+    }
+    lp.close().unwrap();
+}

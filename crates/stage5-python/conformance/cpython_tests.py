@@ -24,7 +24,8 @@ if sys.version_info[:2] != (3, 11):
     print(f"SKIP: these are Python 3.11's tests; this is {sys.version.split()[0]}")
     sys.exit(3)
 try:
-    from test.test_asyncio import test_events, test_sock_lowlevel, utils as test_utils
+    from test.test_asyncio import test_buffered_proto, test_events, test_sendfile, test_server
+    from test.test_asyncio import test_sock_lowlevel, test_sslproto, utils as test_utils
 except ImportError as missing:
     print(f"SKIP: this Python has no test.test_asyncio package ({missing})")
     sys.exit(3)
@@ -64,8 +65,41 @@ class ScratchSubprocessTests(test_events.UnixEventLoopTestsMixin,
         return CountedLoop()
 
 
+class ScratchStartServerTests(test_server.SelectorStartServerTests):
+    """`test_server`'s start_server tests (TCP and Unix) on ours."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
+class ScratchBufferedProtocolTests(test_buffered_proto.BufferedProtocolSelectorTests):
+    """`test_buffered_proto`: a `BufferedProtocol` over our transport."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
+class ScratchSendfileTests(test_sendfile.SendfileTestsBase, test_utils.TestCase):
+    """`test_sendfile`: `loop.sendfile` and `sock_sendfile`, on ours (the native transport
+    sends a file through `write`, asyncio's fallback)."""
+
+    def create_event_loop(self):
+        return CountedLoop()
+
+
+class ScratchStartTLSTests(test_sslproto.SelectorStartTLSTests):
+    """`test_sslproto`'s TLS tests: `start_tls` swaps asyncio's `SSLProtocol` (a
+    `BufferedProtocol`) onto our native transport; `create_connection(ssl=...)` stays on
+    asyncio's transport."""
+
+    def new_loop(self):
+        return CountedLoop()
+
+
 COMPOSED = {"events": ScratchEventLoopTests, "sock": ScratchSockTests,
-            "subprocess": ScratchSubprocessTests}
+            "subprocess": ScratchSubprocessTests, "server": ScratchStartServerTests,
+            "buffered": ScratchBufferedProtocolTests, "sendfile": ScratchSendfileTests,
+            "tls": ScratchStartTLSTests}
 
 
 class Policy(scratchloop.ScratchLoopPolicy):
@@ -77,12 +111,23 @@ def short_id(test):
     return test.id().removeprefix("__main__.").removeprefix("test.test_asyncio.")
 
 
+# `test_events`' classes beyond the composed mixins that make their loops with the
+# policy's `new_event_loop` (its other classes name asyncio's own loops).
+EVENTS_REST = ["HandleTests", "TimerTests", "AbstractEventLoopTests", "PolicyTests",
+               "TestPyGetEventLoop", "TestCGetEventLoop", "TestServer", "TestAbstractServer"]
+
+
 def module_tests(name):
-    """The tests of `test.test_asyncio.<name>`, as unittest loads them."""
+    """The tests of `test.test_asyncio.<name>`, as unittest loads them; `test_events_rest`
+    is `EVENTS_REST`."""
     import importlib
 
+    loader = unittest.TestLoader()
+    if name == "test_events_rest":
+        return unittest.TestSuite(
+            loader.loadTestsFromTestCase(getattr(test_events, cls)) for cls in EVENTS_REST)
     module = importlib.import_module(f"test.test_asyncio.{name}")
-    return unittest.TestLoader().loadTestsFromModule(module)
+    return loader.loadTestsFromModule(module)
 
 
 def flatten(suite):

@@ -479,6 +479,96 @@ class OtherThreadsAndDescriptors(unittest.TestCase):
         loop.close()
         self.assertEqual(sorted(set(fired)), ["new reader"])
 
+SIGNAL_AGAIN = """
+    import asyncio, os, signal
+    ran = []
+    for round in range(3):
+        loop = asyncio.new_event_loop()
+        loop.add_signal_handler(signal.SIGUSR1, lambda r=round: (ran.append(r), loop.stop()))
+        loop.call_soon(os.kill, os.getpid(), signal.SIGUSR1)
+        loop.call_later(30, loop.stop)  # never hang
+        loop.run_forever()
+        loop.remove_signal_handler(signal.SIGUSR1)
+        print(round, ran, signal.getsignal(signal.SIGUSR1))
+        loop.close()
+    loop = asyncio.new_event_loop()
+    loop.add_signal_handler(signal.SIGINT, print)
+    loop.remove_signal_handler(signal.SIGINT)
+    loop.add_signal_handler(signal.SIGINT, print)
+    loop.remove_signal_handler(signal.SIGINT)
+    print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        loop.run_until_complete(asyncio.sleep(30))
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt")
+    loop.close()
+"""
+
+FORK_FROM_A_RUNNING_LOOP = """
+    import asyncio, concurrent.futures, multiprocessing
+
+    def in_the_child():
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(asyncio.sleep(0, "child ran its loop"))
+        finally:
+            loop.close()
+
+    async def main():
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+            return await asyncio.get_running_loop().run_in_executor(pool, in_the_child)
+
+    print(asyncio.run(main()))
+"""
+
+
+class SignalsAndDebug(unittest.TestCase):
+    def test_a_signal_handled_removed_and_handled_again(self):
+        outputs = [run_script(SIGNAL_AGAIN, ours=ours) for ours in (False, True)]
+        theirs, mine = outputs
+        self.assertEqual(theirs[1].splitlines()[-2:], ["True", "KeyboardInterrupt"])
+        self.assertEqual(mine[:2], theirs[:2])
+
+    def test_a_child_forked_from_a_running_loop_runs_its_own(self):
+        outputs = [run_script(FORK_FROM_A_RUNNING_LOOP, ours=ours) for ours in (False, True)]
+        self.assertEqual(outputs[0][:2], (0, "child ran its loop\n"))
+        self.assertEqual(outputs[1][:2], outputs[0][:2])
+
+    def test_an_os_error_from_signal_reaches_the_caller_as_it_is(self):
+        import errno
+        from unittest import mock
+
+        loop = scratchloop.ScratchLoop()
+        try:
+            for code, raised in ((errno.EFAULT, OSError), (errno.EINVAL, RuntimeError)):
+                failing = mock.Mock(side_effect=OSError(code, os.strerror(code)))
+                with mock.patch("scratchloop._loop.signal.signal", failing):
+                    with self.assertRaises(raised) as caught:
+                        loop.add_signal_handler(signal.SIGUSR2, print)
+                if raised is OSError:
+                    self.assertEqual(caught.exception.errno, errno.EFAULT)
+                self.assertNotIn(signal.SIGUSR2, loop._signal_handlers)
+        finally:
+            loop.close()
+
+    def test_debug_mode_handles_keep_where_they_were_made(self):
+        loop = scratchloop.ScratchLoop()
+        try:
+            self.assertIsNone(loop.call_soon(print)._source_traceback)
+            loop.set_debug(True)
+            for make in (lambda: loop.call_soon(print), lambda: loop.call_later(1, print),
+                         lambda: loop.call_at(loop.time() + 1, print)):
+                handle = make()
+                # The last frame is the caller's (the lambda), not call_later's or call_at's.
+                frame = handle._source_traceback[-1]
+                self.assertEqual((frame.filename, frame.name), (__file__, "<lambda>"))
+                handle.cancel()
+        finally:
+            loop.close()
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=0).result
     failed = len(result.failures) + len(result.errors)

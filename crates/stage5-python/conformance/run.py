@@ -5,8 +5,14 @@ the venv's Python, where `scratchloop` is installed:
 
 - the IsolatedAsyncioTestCase suites (`test_queues`, `test_locks`, `test_timeouts`,
   `test_taskgroups`, `test_waitfor`) one process per suite, with our policy installed;
-- `EventLoopTestsMixin`, `BaseSockTestsMixin` and `SubprocessTestsMixin`, composed with
-  our loop, one process per test, several at once.
+- `test_streams`, `test_subprocess` (its watchers' tests, many loops in one process), and
+  `test_events`' classes beyond the mixins (`HandleTests`, `PolicyTests`, the
+  get_event_loop tests...: `cpython_tests.EVENTS_REST`), the same way (their tests make
+  their loops with the policy's `new_event_loop`), so state one test leaves shows in the
+  next;
+- `EventLoopTestsMixin`, `BaseSockTestsMixin`, `SubprocessTestsMixin`, and the selector
+  tests of `test_server`, `test_buffered_proto`, `test_sendfile` and `test_sslproto`,
+  composed with our loop, one process per test, several at once.
 
 Every process has a timeout (a hang is a result, `hung`, not a stuck run), runs in a
 session of its own and is killed by its process group's id when its time is up; the whole
@@ -26,9 +32,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "cpython_tests.py")
-MODULE_SUITES = ["test_queues", "test_locks", "test_timeouts", "test_taskgroups", "test_waitfor"]
+MODULE_SUITES = ["test_queues", "test_locks", "test_timeouts", "test_taskgroups", "test_waitfor",
+                 "test_streams", "test_events_rest", "test_subprocess"]
 COMPOSED = {"events": "EventLoopTestsMixin", "sock": "BaseSockTestsMixin",
-            "subprocess": "SubprocessTestsMixin"}
+            "subprocess": "SubprocessTestsMixin", "server": "test_server",
+            "buffered": "test_buffered_proto", "sendfile": "test_sendfile",
+            "tls": "test_sslproto"}
 SKIPPED = 3  # the worker's exit code when this Python cannot run the tests
 
 
@@ -124,7 +133,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=max(2, os.cpu_count() or 2))
     parser.add_argument("--timeout", type=float, default=60, help="per test process, seconds")
     parser.add_argument("--suite-timeout", type=float, default=150, help="per suite, seconds")
-    parser.add_argument("--budget", type=float, default=240, help="the whole run, seconds")
+    parser.add_argument("--budget", type=float, default=360, help="the whole run, seconds")
     parser.add_argument("--expected", default=os.path.join(HERE, "expected-failures.txt"))
     opts = parser.parse_args()
     budget = Budget(opts.budget)

@@ -217,6 +217,11 @@ impl Core {
 }
 
 impl Core {
+    /// Stage 5's loop (a clone: the same loop), for the transports it makes.
+    pub(crate) fn event_loop(&self) -> EventLoop {
+        self.lp.clone()
+    }
+
     /// `callback(*args)` as a stage 5 callback, filed by `add` (stage 5's `add_reader`,
     /// `add_writer` or `add_signal_handler`), and the handle Python gets for it.
     fn file(

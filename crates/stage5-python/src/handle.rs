@@ -39,6 +39,10 @@ pub struct Owner {
 pub struct Handle {
     inner: Inner,
     callback: Option<Py<PyAny>>, // for `repr`; `None` once cancelled
+    /// Where it was made, in debug mode (asyncio's `_source_traceback`: the loop's
+    /// Python class sets it); `None` otherwise.
+    #[pyo3(get, set, name = "_source_traceback")]
+    source_traceback: Option<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -80,13 +84,29 @@ impl Handle {
 
 /// `slf`, if this is its loop's thread; else asyncio's complaint, as a `RuntimeError`.
 fn on_loop_thread<'a, 'py>(slf: &'a Bound<'py, Handle>) -> PyResult<&'a Bound<'py, Handle>> {
-    if slf.as_super().get().thread == thread::current().id() {
-        Ok(slf)
+    on_owner_thread(slf.as_super(), "a handle")?;
+    Ok(slf)
+}
+
+/// Nothing if `owner` is of this thread; else asyncio's complaint about `what`, as a
+/// `RuntimeError`.
+pub fn on_owner_thread(owner: &Bound<'_, Owner>, what: &str) -> PyResult<()> {
+    if owner.get().thread == thread::current().id() {
+        Ok(())
     } else {
-        Err(PyRuntimeError::new_err(
-            "Non-thread-safe operation invoked on a handle from another thread than its \
-             loop's; use call_soon_threadsafe()",
-        ))
+        Err(PyRuntimeError::new_err(format!(
+            "Non-thread-safe operation invoked on {what} from another thread than its \
+             loop's; use call_soon_threadsafe()"
+        )))
+    }
+}
+
+impl Owner {
+    /// The first layer of an object bound to this thread's loop.
+    pub fn here() -> Owner {
+        Owner {
+            thread: thread::current().id(),
+        }
     }
 }
 
@@ -118,6 +138,7 @@ impl Handle {
         PyClassInitializer::from(owner).add_subclass(Handle {
             inner,
             callback: Some(callback),
+            source_traceback: None,
         })
     }
 

@@ -160,7 +160,7 @@ impl<'a> Running<'a> {
 
     fn start(lp: &'a EventLoop, clear_stopping: bool) -> Result<Running<'a>, Error> {
         lp.check_running()?;
-        RUNNING_HERE.set(true);
+        RUNNING_HERE.set(std::process::id());
         lp.inner.state.running.set(true);
         Ok(Running { lp, clear_stopping })
     }
@@ -172,7 +172,7 @@ impl EventLoop {
     pub(crate) fn check_running(&self) -> Result<(), Error> {
         if self.inner.state.running.get() {
             Err(Error::AlreadyRunning)
-        } else if RUNNING_HERE.get() {
+        } else if RUNNING_HERE.get() == std::process::id() {
             Err(Error::AnotherLoopRunning)
         } else {
             Ok(())
@@ -181,13 +181,15 @@ impl EventLoop {
 }
 
 thread_local! {
-    /// A loop runs on this thread (asyncio's `events._get_running_loop() is not None`).
-    static RUNNING_HERE: Cell<bool> = const { Cell::new(false) };
+    /// The process in which a loop runs on this thread, 0 if none (asyncio's
+    /// `events._get_running_loop() is not None`, which also checks the process id: a
+    /// child forked from a running loop's callback has no loop running, and may run one).
+    static RUNNING_HERE: Cell<u32> = const { Cell::new(0) };
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        RUNNING_HERE.set(false);
+        RUNNING_HERE.set(0);
         self.lp.inner.state.running.set(false);
         if self.clear_stopping {
             self.lp.inner.state.stopping.set(false);

@@ -11,8 +11,11 @@ asyncio's own code, running on our core unchanged.
 """
 
 import atexit
+import errno
+import os
 import selectors
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -20,7 +23,7 @@ import weakref
 from _thread import get_ident
 from asyncio import coroutines, events, format_helpers, unix_events
 
-from . import _core
+from . import _core, _transport
 
 
 def _fileno(fileobj):
@@ -74,6 +77,45 @@ def _sighandler_noop(signum, frame):
 # signal-hook's registry believes its handler is still there and would not install it again.
 _HOOKED = set()
 _DISPLACED = set()
+# Per hooked signal, signal-hook's `struct sigaction` as the kernel held it, opaque bytes,
+# to put back when a displaced signal is handled again.
+_SIGNAL_HOOK_ACTIONS = {}
+# Larger than any libc's `struct sigaction` (glibc's is 152 bytes on x86-64).
+_SIGACTION_SIZE = 512
+
+
+def _sigaction(sig, new, old):
+    """libc's `sigaction(sig, new, old)` through ctypes (buffers of opaque bytes or None);
+    False if libc cannot be reached or refuses."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.sigaction(ctypes.c_int(sig), new, old) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def _keep_signal_hook_action(sig):
+    """Keep the action signal-hook just installed for `sig`."""
+    import ctypes
+
+    action = ctypes.create_string_buffer(_SIGACTION_SIZE)
+    if _sigaction(sig, None, action):
+        _SIGNAL_HOOK_ACTIONS[sig] = action
+
+
+def _restore_signal_hook_action(sig):
+    """Put signal-hook's action for `sig` back where Python's displaced it: it calls Python's
+    C-level handler first (the one it found when it was installed), then stage 5's
+    actions, as before the removal. True if it is back."""
+    action = _SIGNAL_HOOK_ACTIONS.get(sig)
+    return action is not None and _sigaction(sig, action, None)
+
+
+# Stage 5's transports, unless SCRATCHLOOP_TRANSPORTS=asyncio asks for asyncio's Python
+# ones (for the benchmarks' side-by-side: the same loop core, either transport).
+_NATIVE_TRANSPORTS = os.environ.get("SCRATCHLOOP_TRANSPORTS", "native") != "asyncio"
 
 
 # Every ScratchLoop not yet closed, for `_close_at_exit`.
@@ -127,6 +169,10 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self._debug:
             self._check_thread()
             self._check_callback(callback, "call_soon")
+            handle = self._core.call_soon(callback, *args, context=context)
+            # Where it was made, as asyncio's `Handle.__init__` keeps it in debug mode.
+            handle._source_traceback = format_helpers.extract_stack(sys._getframe(1))
+            return handle
         return self._core.call_soon(callback, *args, context=context)
 
     def _call_soon(self, callback, args, context):
@@ -135,7 +181,10 @@ class ScratchLoop(unix_events.SelectorEventLoop):
     def call_later(self, delay, callback, *args, context=None):
         if delay is None:
             raise TypeError("delay must not be None")
-        return self.call_at(self.time() + delay, callback, *args, context=context)
+        timer = self.call_at(self.time() + delay, callback, *args, context=context)
+        if timer._source_traceback:
+            del timer._source_traceback[-1]  # this frame: the caller's is the last
+        return timer
 
     def call_at(self, when, callback, *args, context=None):
         if when is None:
@@ -144,7 +193,10 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self._debug:
             self._check_thread()
             self._check_callback(callback, "call_at")
-        return self._here().call_at(when, callback, *args, context=context)
+        timer = self._here().call_at(when, callback, *args, context=context)
+        if self._debug:
+            timer._source_traceback = format_helpers.extract_stack(sys._getframe(1))
+        return timer
 
     def _run_once(self):
         # asyncio's `run_forever` calls `_run_once` until `_stopping`; stage 5's
@@ -198,6 +250,18 @@ class ScratchLoop(unix_events.SelectorEventLoop):
             "exception": exc,
             "handle": handle,
         })
+
+    # ---- transports: stage 5's -------------------------------------------------------
+
+    def _make_socket_transport(self, sock, protocol, waiter=None, *, extra=None, server=None):
+        # Every connection of `create_server`, `create_connection`, the Unix ones,
+        # `connect_accepted_socket` and the streams comes here: stage 5's transport.
+        # (TLS makes its transport elsewhere, `_make_ssl_transport`: asyncio's.)
+        if not _NATIVE_TRANSPORTS:
+            return super()._make_socket_transport(
+                sock, protocol, waiter, extra=extra, server=server)
+        return _transport.Transport(
+            self._here(), self, sock, protocol, waiter, extra, server)
 
     # ---- the self-pipe and other threads: stage 5's ---------------------------------
 
@@ -255,17 +319,28 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         self._check_closed()
         if threading.current_thread() is not threading.main_thread():
             raise RuntimeError("signal handlers can only be added in the main thread")
-        if sig in _DISPLACED:
-            raise RuntimeError(
-                f"sig {sig} was handled and removed before: stage 5's signal table "
-                "cannot take it again in this process")
-        if sig not in _HOOKED:
+        if sig not in _HOOKED or sig in _DISPLACED:
             try:
+                # Python's C-level handler under ours, its Python-level one a no-op:
+                # signal-hook calls it first, then stage 5's actions.
                 signal.signal(sig, _sighandler_noop)
             except OSError as exc:
-                raise RuntimeError(f"sig {sig} cannot be caught") from exc
+                if exc.errno == errno.EINVAL:
+                    raise RuntimeError(f"sig {sig} cannot be caught") from exc
+                raise  # anything else reaches the caller as it is, as asyncio's does
         handle = self._here().add_signal_handler(sig, callback, *args)
-        _HOOKED.add(sig)
+        if sig not in _HOOKED:
+            _HOOKED.add(sig)
+            _keep_signal_hook_action(sig)
+        elif sig in _DISPLACED:
+            # Handled, removed (Python's handler restored) and handled again: signal-hook's
+            # handler goes back into the kernel, as it was the first time.
+            if not _restore_signal_hook_action(sig):
+                self._here().remove_signal_handler(sig)
+                raise RuntimeError(
+                    f"sig {sig} was handled and removed before, and signal-hook's handler "
+                    "cannot be put back")
+            _DISPLACED.discard(sig)
         self._signal_handlers[sig] = handle
 
     def remove_signal_handler(self, sig):
@@ -275,7 +350,8 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if not self.is_closed():
             self._here().remove_signal_handler(sig)
         # Python's own handler again, as asyncio restores it. This replaces signal-hook's
-        # process-wide handler, which cannot be installed twice (see `_DISPLACED`).
+        # process-wide handler, which signal-hook cannot install twice: `add_signal_handler`
+        # puts it back itself (see `_DISPLACED`).
         default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
         signal.signal(sig, default)
         _DISPLACED.add(sig)

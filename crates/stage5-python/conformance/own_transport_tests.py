@@ -1,0 +1,377 @@
+"""scratchloop's own tests of its native transports: each program runs on asyncio's loop
+and on ours, and what the protocols saw (which calls, in which order, with what) must be
+the same.
+
+Book chapter 9, "Native transports". Run by `scripts/asyncio-conformance.sh` (`python
+own_transport_tests.py`); prints `own transport tests: P passed, F failed of N` and exits
+1 if one fails. Counts and orders only, never durations.
+"""
+
+import asyncio
+import os
+import socket
+import sys
+import tempfile
+import unittest
+
+import scratchloop
+from scratchloop import _transport
+
+
+def both(test, program):
+    """Run `program(loop, log)` on asyncio's loop and on ours; assert the logs match and
+    that ours used the native transport; return our log."""
+    logs = []
+    for make in (asyncio.SelectorEventLoop, scratchloop.ScratchLoop):
+        loop = make()
+        log = []
+        try:
+            loop.run_until_complete(asyncio.wait_for(program(loop, log), 30))
+        finally:
+            loop.close()
+        logs.append(log)
+    theirs, ours = logs
+    test.assertEqual(ours, theirs)
+    return ours
+
+
+class Recorder(asyncio.Protocol):
+    """Logs every call, as `(name, tag, what)`."""
+
+    def __init__(self, log, tag, *, eof=None, echo=False):
+        self.log, self.tag, self.eof, self.echo = log, tag, eof, echo
+        self.lost = asyncio.get_running_loop().create_future()
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+        self.log.append(("made", self.tag, isinstance(transport, asyncio.Transport)))
+
+    def data_received(self, data):
+        self.log.append(("data", self.tag, bytes(data)))
+        if self.echo:
+            self.transport.write(data)
+
+    def eof_received(self):
+        self.log.append(("eof", self.tag))
+        return self.eof
+
+    def pause_writing(self):
+        self.log.append(("pause_writing", self.tag))
+
+    def resume_writing(self):
+        self.log.append(("resume_writing", self.tag))
+
+    def connection_lost(self, exc):
+        self.log.append(("lost", self.tag, type(exc).__name__))
+        if not self.lost.done():
+            self.lost.set_result(None)
+
+
+async def echo_session(loop, log, server, connect):
+    """One client: hello, its echo, the client's EOF, both sides lost."""
+    served = []
+
+    def factory():
+        served.append(Recorder(log, "server", echo=True))
+        return served[-1]
+
+    srv = await server(factory)
+    transport, client = await connect(lambda: Recorder(log, "client", eof=True))
+    log.append(("client transport", transport.is_closing(), transport.is_reading(),
+                transport.get_write_buffer_limits(), transport.can_write_eof()))
+    transport.write(b"hello")
+    while not any(entry[0] == "data" and entry[1] == "client" for entry in log):
+        await asyncio.sleep(0)
+    transport.write_eof()
+    await served[0].lost
+    transport.close()
+    await client.lost
+    srv.close()
+    await srv.wait_closed()
+    log.append(("server", served[0].transport.get_extra_info("peername") is not None))
+
+
+class CallbackOrder(unittest.TestCase):
+    def test_tcp_echo(self):
+        async def program(loop, log):
+            async def server(factory):
+                return await loop.create_server(factory, "127.0.0.1", 0)
+
+            async def connect(factory):
+                port = server_port[0]
+                return await loop.create_connection(factory, "127.0.0.1", port)
+
+            server_port = []
+
+            async def server_and_port(factory):
+                srv = await server(factory)
+                server_port.append(srv.sockets[0].getsockname()[1])
+                return srv
+
+            await echo_session(loop, log, server_and_port, connect)
+
+        log = both(self, program)
+        self.assertIn(("data", "client", b"hello"), log)
+        self.assertEqual(log[-1], ("server", True))
+
+    def test_unix_echo(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "sock")
+
+            async def program(loop, log):
+                async def server(factory):
+                    if os.path.exists(path):
+                        os.unlink(path)
+                    return await loop.create_unix_server(factory, path)
+
+                async def connect(factory):
+                    return await loop.create_unix_connection(factory, path)
+
+                await echo_session(loop, log, server, connect)
+
+            log = both(self, program)
+            self.assertIn(("eof", "server"), log)
+
+    def test_connect_accepted_socket_and_extra_info(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "a"), a)
+            sock = transport.get_extra_info("socket")
+            log.append(("socket", sock.family, sock.type, transport.get_extra_info("peername"),
+                        transport.get_extra_info("nothing", "default")))
+            b.sendall(b"ping")
+            while len(log) < 3:
+                await asyncio.sleep(0)
+            b.close()  # the end of the stream: eof_received, then lost
+            await protocol.lost
+            log.append(("closing", transport.is_closing()))
+
+        log = both(self, program)
+        self.assertEqual(log[-1], ("closing", True))
+
+    def test_flow_control_pauses_and_resumes_writing(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "writer"), a)
+            transport.set_write_buffer_limits(high=1000)
+            log.append(("limits", transport.get_write_buffer_limits()))
+            transport.write(b"x" * 1_000_000)
+            log.append(("buffered", transport.get_write_buffer_size() > 1000))
+            b.setblocking(False)
+            got = 0
+            while got < 1_000_000:
+                try:
+                    got += len(b.recv(65536))
+                except BlockingIOError:
+                    await asyncio.sleep(0)
+            while transport.get_write_buffer_size():
+                await asyncio.sleep(0)
+            log.append(("sent", got))
+            transport.abort()
+            await protocol.lost
+            b.close()
+
+        log = both(self, program)
+        self.assertEqual([e[0] for e in log if "writing" in e[0]],
+                         ["pause_writing", "resume_writing"])
+
+    def test_pause_and_resume_reading(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "reader"), a)
+            transport.pause_reading()
+            log.append(("reading", transport.is_reading()))
+            b.sendall(b"held")
+            for _ in range(5):
+                await asyncio.sleep(0)
+            log.append(("still paused", len(log)))
+            transport.resume_reading()
+            while not any(e[0] == "data" for e in log):
+                await asyncio.sleep(0)
+            transport.close()
+            log.append(("after close", transport.is_closing(), transport.is_reading()))
+            await protocol.lost
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("data", "reader", b"held"), log)
+
+    def test_bad_writes(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "w"), a)
+            for data in ("text", 42):
+                try:
+                    transport.write(data)
+                except TypeError as exc:
+                    log.append(("TypeError", str(exc)))
+            try:
+                transport.set_write_buffer_limits(high=1, low=2)
+            except ValueError:
+                log.append("ValueError")
+            transport.writelines([b"a", bytearray(b"b"), memoryview(b"c")])
+            transport.write_eof()
+            try:
+                transport.write(b"late")
+            except RuntimeError as exc:
+                log.append(("RuntimeError", str(exc)))
+            log.append(("peer got", b.recv(10), b.recv(10)))
+            transport.close()
+            await protocol.lost
+            b.close()
+
+        both(self, program)
+
+    def test_a_protocol_that_raises(self):
+        async def program(loop, log):
+            caught = []
+            loop.set_exception_handler(lambda loop, context: caught.append(context))
+
+            class Raises(Recorder):
+                def data_received(self, data):
+                    super().data_received(data)
+                    raise ZeroDivisionError("in data_received")
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Raises(log, "raises"), a)
+            b.sendall(b"boom")
+            await protocol.lost
+            context = caught[0]
+            log.append((context["message"], type(context["exception"]).__name__,
+                        context["transport"] is transport, context["protocol"] is protocol))
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("lost", "raises", "ZeroDivisionError"), log)
+
+    def test_a_buffered_protocol(self):
+        async def program(loop, log):
+            class Buffered(asyncio.BufferedProtocol):
+                def __init__(self):
+                    self.buf = bytearray(3)
+                    self.got = bytearray()
+                    self.lost = loop.create_future()
+
+                def get_buffer(self, sizehint):
+                    return self.buf
+
+                def buffer_updated(self, n):
+                    assert 0 < n <= len(self.buf)
+                    self.got += self.buf[:n]
+
+                def eof_received(self):
+                    log.append(("eof", bytes(self.got)))
+
+                def connection_lost(self, exc):
+                    self.lost.set_result(exc)
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(Buffered, a)
+            b.sendall(b"0123456789")
+            b.close()
+            log.append(("lost", await protocol.lost))
+
+        log = both(self, program)
+        self.assertEqual(log, [("eof", b"0123456789"), ("lost", None)])
+
+    def test_loop_sendfile_over_the_transport(self):
+        async def program(loop, log):
+            with tempfile.TemporaryFile() as file:
+                file.write(b"0123456789" * 10_000)
+                file.flush()
+                file.seek(0)
+                a, b = socket.socketpair()
+                b.setblocking(False)
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: Recorder(log, "sender"), a)
+                sending = loop.create_task(loop.sendfile(transport, file))
+                got = bytearray()
+                while len(got) < 100_000:
+                    try:
+                        got += b.recv(65536)
+                    except BlockingIOError:
+                        await asyncio.sleep(0)
+                log.append(("sent", await sending, bytes(got[:10]), len(got)))
+                log.append(("protocol back", transport.get_protocol() is protocol))
+                transport.close()
+                await protocol.lost
+                b.close()
+
+        log = both(self, program)
+        self.assertIn(("sent", 100_000, b"0123456789", 100_000), log)
+
+    def test_streams_over_the_native_transport(self):
+        async def program(loop, log):
+            async def handle(reader, writer):
+                line = await reader.readline()
+                writer.write(line.upper())
+                await writer.drain()
+                writer.close()
+
+            srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+            port = srv.sockets[0].getsockname()[1]
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"hello\n")
+            log.append(await reader.readline())
+            log.append(await reader.read())
+            writer.close()
+            await writer.wait_closed()
+            srv.close()
+            await srv.wait_closed()
+            log.append(type(writer.transport) is _transport.Transport
+                       or loop.__class__ is asyncio.SelectorEventLoop)
+
+        self.assertEqual(both(self, program), [b"HELLO\n", b"", True])
+
+
+class OtherThreads(unittest.TestCase):
+    def test_a_transport_used_from_another_thread_is_a_runtime_error_not_a_panic(self):
+        import threading
+
+        loop = scratchloop.ScratchLoop()
+        caught = []
+
+        async def program():
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(asyncio.Protocol, a)
+
+            def other():
+                for use in (lambda: transport.write(b"x"), transport.is_closing,
+                            transport.close, transport.get_write_buffer_size):
+                    try:
+                        use()
+                    except BaseException as exc:  # a PanicException is a BaseException
+                        caught.append(type(exc).__name__)
+
+            thread = threading.Thread(target=other)
+            thread.start()
+            thread.join()
+            transport.close()
+            await asyncio.sleep(0)
+            b.close()
+
+        try:
+            loop.run_until_complete(program())
+        finally:
+            loop.close()
+        self.assertEqual(caught, ["RuntimeError"] * 4)
+
+
+def main():
+    suite = unittest.TestLoader().loadTestsFromModule(sys.modules[__name__])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    print(f"own transport tests: {result.testsRun - failed} passed, {failed} failed "
+          f"of {result.testsRun}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
