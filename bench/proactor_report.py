@@ -6,6 +6,9 @@
         writing nothing, if OUT.md is not exactly what this writes)
     python3 bench/proactor_report.py strace FILE
         strace -c's table as a JSON object {name: calls}
+    python3 bench/proactor_report.py callgrind SYSTEM CONNS N1 FILE1 N2 FILE2
+        two callgrind runs of one server (N1 and N2 messages) as one JSON record: the
+        instructions of each run by function
     python3 bench/proactor_report.py line JSON
         one result as a line of progress
 
@@ -13,7 +16,9 @@ Python's standard library only.
 """
 
 import json
+import re
 import statistics
+import subprocess
 import sys
 
 
@@ -29,6 +34,21 @@ def strace(path):
             elif inside and len(fields) >= 5:
                 calls[fields[-1]] = int(fields[3])
     return calls
+
+
+def functions(path):
+    """callgrind_annotate's instructions by function (inclusive of nothing: self cost)."""
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", path],
+                         capture_output=True, text=True, check=True).stdout
+    got = {}
+    for text in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \([\s\d.]+%\)\s+(.*?)(?: \[.*\])?$", text)
+        if m and "PROGRAM TOTALS" not in text:
+            name = m.group(2)
+            if name.startswith(("./", "???")):
+                name = name.split(":", 1)[-1]
+            got[name] = got.get(name, 0) + int(m.group(1).replace(",", ""))
+    return got
 
 
 def per_message(r):
@@ -107,12 +127,44 @@ def page(rows, name):
         out.append(f"| {s} | {len(mine)} | {us:.2f} µs | {cells[0]} | {cells[1]} "
                    f"| {rate:,.0f} |")
     out += ["// ANCHOR_END: cpu", ""]
+    grind = [r for r in rows if r["kind"] == "callgrind"]
+    if grind:
+        out += [
+            "## instructions: user-space instructions per message at C = 1000 (callgrind)",
+            "",
+            "Each server under callgrind, lockstep messages as for the system calls; one more",
+            "message's instructions, in all, in malloc and free, and in hash maps.",
+            "",
+            "// ANCHOR: instructions",
+            "| system | instructions per message | × stage5 | malloc and free | hash map |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        base = None
+        for r in grind:
+            (n1, n2), (a, b) = r["n"], r["functions"]
+            per = {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in set(a) | set(b)}
+            total = sum(per.values())
+            if r["system"] == "stage5":
+                base = total
+            alloc = sum(v for k, v in per.items()
+                        if re.fullmatch(r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
+                                        r"|malloc_consolidate|unlink_chunk.*", k))
+            hashed = sum(v for k, v in per.items() if k.startswith("hashbrown::"))
+            out.append(f"| {r['system']} | {total:,.0f} | "
+                       f"{ratio(total / base) if base else '—'} | {alloc:,.0f} | {hashed:,.0f} |")
+        out += ["// ANCHOR_END: instructions", ""]
     return "\n".join(out)
 
 
 def main(argv):
     if argv[1:2] == ["strace"] and len(argv) == 3:
         print(json.dumps(strace(argv[2]), sort_keys=True))
+        return
+    if argv[1:2] == ["callgrind"] and len(argv) == 8:
+        system, conns, n1, f1, n2, f2 = argv[2:]
+        print(json.dumps({"kind": "callgrind", "system": system, "conns": int(conns),
+                          "n": [int(n1), int(n2)], "functions": [functions(f1), functions(f2)]},
+                         sort_keys=True))
         return
     if argv[1:2] == ["line"] and len(argv) == 3:
         print(line(json.loads(argv[2])))
