@@ -93,8 +93,12 @@ serves() { [ -x "$BIN/bench-$1" ] && "$BIN/bench-$1" --list | grep -q '^serve:';
 # W6). Where io_uring is refused its server does not start, and says why in the results.
 cp "$RELEASE/bench-monoio" "$BIN/"
 echo_systems+=(monoio)
+seen=" "
 for dir in crates/stage*-*/; do
     stage=$(basename "$dir" | cut -d- -f1)
+    # stage5-event-loop and stage5-python are one stage: measure it once.
+    case $seen in *" $stage "*) continue ;; esac
+    seen="$seen$stage "
     if [ -x "$RELEASE/bench-$stage" ]; then
         cp "$RELEASE/bench-$stage" "$BIN/"
         inproc+=("$stage")
