@@ -326,7 +326,9 @@ for round in $(seq "$ROUNDS"); do
         for system in "${inproc[@]}"; do
             case "$system" in
                 asyncio | uvloop | scratchloop) run_inproc "$round" "$system" "$workload" ;;
-                *) if "$BIN/bench-$system" --list | grep -q "^$workload "; then
+                # grep reads the whole list (not -q): a list cut short by a closed pipe
+                # fails under pipefail, which hid stage 6's W2, its first line.
+                *) if "$BIN/bench-$system" --list | grep "^$workload " >/dev/null; then
                     run_inproc "$round" "$system" "$workload"
                 fi ;;
             esac
