@@ -11,7 +11,8 @@
 # instructions and system calls per operation, which do not move with the machine's load,
 # into bench/measured/counts.jsonl and the tables the page includes (counts.md).
 #
-# Systems: the floor (crates/bench), tokio (current_thread), every stage that has a
+# Systems: the floor (crates/bench), tokio (current_thread), monoio (W5, W6: its io_uring
+# driver, beside stage 6), every stage that has a
 # `bench-stageN` binary (W1-W4) or an echo server (W5, W6: the one in its `bench-stageN`
 # binary if it has one, as stage 5 does, else its `echo_server` example), and CPython's
 # asyncio, uvloop and scratchloop (bench/python; uvloop is pip-installed into
@@ -88,8 +89,16 @@ echo_systems=(floor tokio)
 for system in floor tokio; do cp "$RELEASE/bench-$system" "$BIN/"; done
 # True if SYSTEM's bench binary has an echo server (`bench-SYSTEM --list` says `serve:`).
 serves() { [ -x "$BIN/bench-$1" ] && "$BIN/bench-$1" --list | grep -q '^serve:'; }
+# monoio, a completion-based runtime on io_uring, beside stage 6: its echo server only (W5,
+# W6). Where io_uring is refused its server does not start, and says why in the results.
+cp "$RELEASE/bench-monoio" "$BIN/"
+echo_systems+=(monoio)
+seen=" "
 for dir in crates/stage*-*/; do
     stage=$(basename "$dir" | cut -d- -f1)
+    # stage5-event-loop and stage5-python are one stage: measure it once.
+    case $seen in *" $stage "*) continue ;; esac
+    seen="$seen$stage "
     if [ -x "$RELEASE/bench-$stage" ]; then
         cp "$RELEASE/bench-$stage" "$BIN/"
         inproc+=("$stage")
@@ -329,7 +338,9 @@ for round in $(seq "$ROUNDS"); do
         for system in "${inproc[@]}"; do
             case "$system" in
                 asyncio | uvloop | rloop | scratchloop) run_inproc "$round" "$system" "$workload" ;;
-                *) if "$BIN/bench-$system" --list | grep -q "^$workload "; then
+                # grep reads the whole list (not -q): a list cut short by a closed pipe
+                # fails under pipefail, which hid stage 6's W2, its first line.
+                *) if "$BIN/bench-$system" --list | grep "^$workload " >/dev/null; then
                     run_inproc "$round" "$system" "$workload"
                 fi ;;
             esac

@@ -66,6 +66,12 @@ const FIGURES: &[Figure] = &[
         script: "bench/counts_report.py",
         how: "page",
     },
+    Figure {
+        svg: "bench/measured/proactor.md",
+        data: "proactor.jsonl",
+        script: "bench/proactor_report.py",
+        how: "page",
+    },
 ];
 
 /// The pages whose prose states measured figures: each one in a mark.

@@ -16,11 +16,13 @@ use crate::params::Params;
 
 pub mod callbacks;
 pub mod floor;
+pub mod monoio;
 pub mod stage1;
 pub mod stage2;
 pub mod stage3;
 pub mod stage4;
 pub mod stage5;
+pub mod stage6;
 pub mod tasks;
 pub mod tokio;
 pub mod tokio_mt;
