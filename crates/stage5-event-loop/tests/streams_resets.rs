@@ -14,6 +14,10 @@ use std::time::Duration;
 use stage5::streams::DEFAULT_LIMIT;
 use stage5::{Error, EventLoop, Level, start_server};
 
+#[path = "support/poll_until.rs"]
+mod poll_until;
+use poll_until::poll_until;
+
 const WATCHDOG: f64 = 30.0;
 
 /// How many clients reset, one after the other.
@@ -33,16 +37,6 @@ fn reset_after_one_echo(addr: SocketAddr) {
     socket2::SockRef::from(&stream)
         .set_linger(Some(Duration::ZERO))
         .unwrap();
-}
-
-/// Check `done` once per iteration; stop the loop when it holds.
-fn poll_until(lp: &EventLoop, done: impl Fn() -> bool + 'static) {
-    if done() {
-        lp.stop();
-        return;
-    }
-    let l = lp.clone();
-    lp.call_later(0.001, move |_| poll_until(&l, done)).unwrap();
 }
 
 /// Before asyncio's `__del__` was retraced, each reset here logged "Future exception was

@@ -15,6 +15,10 @@ use stage5::streams::DEFAULT_LIMIT;
 use stage5::transports::MAX_SIZE;
 use stage5::{EventLoop, LimitOverrunError, Protocol, Transport, sleep, start_server};
 
+#[path = "support/poll_until.rs"]
+mod poll_until;
+use poll_until::poll_until;
+
 const WATCHDOG: f64 = 30.0;
 
 fn any_port() -> SocketAddr {
@@ -90,16 +94,6 @@ fn a_client_that_never_reads_pauses_the_protocol_and_the_buffer_stays_bounded() 
     );
     transport.abort();
     server.close(&lp);
-}
-
-/// Check `done` once per iteration; stop the loop when it holds.
-fn poll_until(lp: &EventLoop, done: impl Fn() -> bool + 'static) {
-    if done() {
-        lp.stop();
-        return;
-    }
-    let l = lp.clone();
-    lp.call_later(0.001, move |_| poll_until(&l, done)).unwrap();
 }
 
 #[test]

@@ -85,7 +85,8 @@ fn w1(p: &Params) -> Sample {
     sample
 }
 
-fn link(lp: &EventLoop, left: u64, count: Rc<Cell<u64>>) {
+/// One step of W2's chain: count it, then `call_soon` the next, or stop after the last.
+pub(super) fn link(lp: &EventLoop, left: u64, count: Rc<Cell<u64>>) {
     bump(&count);
     if left > 1 {
         lp.call_soon(move |lp| link(lp, left - 1, count))

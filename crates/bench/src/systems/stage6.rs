@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use ::stage6::{EventLoop, ProactorLoop, RealClock};
 
+use super::stage5::link; // W2's chain: stage 6's loop is stage 5's, with a proactor
 use super::{System, Workload, check};
 use crate::measure::{Sample, measure};
 use crate::params::Params;
@@ -40,16 +41,6 @@ fn proactor() -> io::Result<ProactorLoop> {
     let ring = ::stage6::setup::ring().map_err(|e| io::Error::other(e.to_string()))?;
     ProactorLoop::new(ring, RealClock::new())
         .map_err(|e| io::Error::other(format!("cannot create the event loop: {e}")))
-}
-
-fn link(lp: &EventLoop, left: u64, count: Rc<Cell<u64>>) {
-    count.set(count.get() + 1);
-    if left > 1 {
-        lp.call_soon(move |lp| link(lp, left - 1, count))
-            .expect("an open loop");
-    } else {
-        lp.stop();
-    }
 }
 
 fn w2(p: &Params) -> Sample {

@@ -84,9 +84,16 @@ pub fn check_signal(sig: i32) -> Result<(), Error> {
 /// no loop handles it, the OS-level action ignores it instead of emulating its default.
 /// The caller checked `sig` ([`check_signal`]).
 pub fn hold(sig: i32) -> Result<(), Error> {
+    default_off(sig) // a user never taken back
+}
+
+/// One more user of `sig` (a loop's handler, or a hold): its default action off until the
+/// last user lets go ([`release`]). The action that runs the default is registered once
+/// per process, before any loop's action for `sig`, and off while some user is there.
+fn default_off(sig: i32) -> Result<(), Error> {
     let mut defaults = defaults();
     if let Some((users, default)) = defaults.get_mut(&sig) {
-        *users += 1; // never taken back
+        *users += 1;
         default.store(false, Ordering::SeqCst);
     } else {
         let default = Arc::new(AtomicBool::new(false));
@@ -119,17 +126,7 @@ impl<L> SignalTable<L> {
                 return Err(error.into());
             }
         };
-        let mut defaults = defaults();
-        if let Some((users, default)) = defaults.get_mut(&sig) {
-            *users += 1;
-            default.store(false, Ordering::SeqCst);
-        } else {
-            // Registered once per process, before any loop's action for `sig`, and off
-            // while some loop handles the signal.
-            let default = Arc::new(AtomicBool::new(false));
-            signal_hook::flag::register_conditional_default(sig, default.clone())?;
-            defaults.insert(sig, (1, default));
-        }
+        default_off(sig)?;
         let actions = [flag, byte];
         self.handlers.insert(
             sig,
