@@ -1,9 +1,10 @@
-//! Build it 10.3: three tasks receive on three Unix socket pairs inside the process, whose
-//! peers write from timers in another order than the receives were submitted, and a fourth
-//! receive times out; on stage 5's loop on the virtual clock, once with your
-//! `MiniProactor` (`src/build/ch10.rs`) in its selector's place and once with stage 6's
-//! proactor. The two runs must match line for line. Run it with `cargo run -p exercises --
-//! run 10.3` (or `cargo test -p exercises --test build_ch10 -- --ignored`).
+//! Build it 10.3: four tasks receive on four Unix socket pairs inside the process, whose
+//! peers write from timers in another order than the receives were submitted; one receive
+//! times out, and a fifth then receives on its socket. On stage 5's loop on the virtual
+//! clock, once with your `MiniProactor` (`src/build/ch10.rs`) in its selector's place and
+//! once with stage 6's proactor. The two runs must match line for line. Run it with
+//! `cargo run -p exercises -- run 10.3` (or
+//! `cargo test -p exercises --test build_ch10 -- --ignored`).
 //!
 //! Where io_uring is refused (an old kernel, `io_uring_disabled`, a seccomp filter,
 //! `STAGE6_IO_URING=refuse`), the test says why and does not run. io_uring is Linux's:

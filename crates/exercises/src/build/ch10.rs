@@ -2,11 +2,12 @@
 //! asyncio's `windows_events.py`: `IocpProactor._poll`, which takes each completion off
 //! the port, finds its operation in `_cache` by its key, and sets the future waiting for
 //! it). A build-it exercise: the skeleton below is given, and you write
-//! [`MiniProactor::dispatch`]. `tests/build_ch10.rs` has three tasks receive on three Unix
-//! socket pairs whose peers write in another order than the receives were submitted, and
-//! one receive time out, on stage 5's loop on the virtual clock, once with your
-//! `MiniProactor` installed in its selector's place and once with stage 6's, and compares
-//! what each task got and when.
+//! [`MiniProactor::dispatch`].
+//! `tests/build_ch10.rs` has four tasks receive on four Unix socket pairs whose peers
+//! write from timers in another order than the receives were submitted, one receive time
+//! out and a fifth receive on its socket after it, on stage 5's loop on the virtual
+//! clock, once with your `MiniProactor` installed in its selector's place and once with
+//! stage 6's, and compares what each task got and when.
 //!
 //! The rule, which the test checks: a completion belongs to the operation whose
 //! `user_data` it carries, not to the oldest waiter. The kernel completes operations in
@@ -155,7 +156,7 @@ impl Proactor for MiniProactor {
     }
 
     /// asyncio's `IocpProactor.close`: cancel everything in flight, then wait for the
-    /// kernel's answer to each (at most [`CLOSE_ROUNDS`] seconds), dispatching them.
+    /// kernel's answer to each (at most `CLOSE_ROUNDS` seconds), dispatching them.
     fn close(&self) {
         let keys = self.ring.borrow().keys();
         for key in keys {
