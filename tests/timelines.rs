@@ -164,6 +164,105 @@ const PICTURES: &[Picture] = &[
     },
 ];
 
+/// One committed picture of two runs, one above the other on one time scale:
+/// `docs/src/timelines/{file}`, drawn from the rows of [`PICTURES`] named `above` and
+/// `below` (their files), each under its own title.
+struct Pair {
+    file: &'static str,
+    title: &'static str,
+    above: (&'static str, &'static str),
+    below: (&'static str, &'static str),
+}
+
+/// Every picture of two runs the book shows.
+const PAIRS: &[Pair] = &[Pair {
+    file: "stage5-stage6-protocol_echo.svg",
+    title: "readiness against completion: chapter 8's echo on stage 5 and on stage 6",
+    above: (
+        "stage5-protocol_echo.svg",
+        "stage 5 · readiness: epoll says ready, the reader reads (virtual clock)",
+    ),
+    below: (
+        "stage6-protocol_echo.svg",
+        "stage 6 · completion: io_uring says done, the future is resolved (virtual clock)",
+    ),
+}];
+
+/// The row of [`PICTURES`] that draws `file`.
+fn picture(file: &str) -> &'static Picture {
+    PICTURES
+        .iter()
+        .find(|p| p.file == file)
+        .unwrap_or_else(|| panic!("no picture draws {file}"))
+}
+
+/// The picture a pair draws now: each run recorded as its own row records it.
+fn draw_pair(pair: &'static Pair) -> String {
+    let _alone = alone();
+    std::thread::spawn(|| {
+        let [above, below] = [pair.above, pair.below].map(|(file, part)| {
+            let run = picture(file).run;
+            // A thread of its own for each run, as `draw` gives it (see there); what
+            // comes back is the run read into its rows, which may cross threads.
+            let timeline = std::thread::spawn(move || {
+                let records = scaffold::timeline::capture(run);
+                assert_eq!(records.dropped, 0, "{file}: every event recorded");
+                scaffold::timeline::read(&records.records)
+            })
+            .join()
+            .expect("the program runs to its end");
+            (part, timeline)
+        });
+        scaffold::timeline::svg::render_pair(pair.title, [(above.0, &above.1), (below.0, &below.1)])
+    })
+    .join()
+    .expect("both programs run to their ends")
+}
+
+#[test]
+fn the_books_pairs_are_what_the_code_draws() {
+    let update = std::env::var_os("UPDATE_TIMELINES").is_some() && std::env::var_os("CI").is_none();
+    let mut stale = Vec::new();
+    for pair in PAIRS {
+        let svg = draw_pair(pair);
+        assert!(svg == draw_pair(pair), "{} differs between runs", pair.file);
+        // Each half is its run as its own picture draws it, moved to the common scale: the
+        // same rows (the loop, then each task and callback), in the same order.
+        for (file, _) in [pair.above, pair.below] {
+            let alone = std::fs::read_to_string(committed(file)).expect("its own picture");
+            let said = |svg: &str| -> Vec<String> {
+                svg.split(r#"<text class="name""#)
+                    .skip(1)
+                    .filter_map(|t| Some(t.split_once('>')?.1.split('<').next()?.to_owned()))
+                    .collect()
+            };
+            let both = said(&svg);
+            let own = said(&alone);
+            assert!(
+                !own.is_empty() && both.windows(own.len()).any(|w| w == own.as_slice()),
+                "{}: the half drawn from {file} has not the rows {file} has",
+                pair.file
+            );
+        }
+        let path = committed(pair.file);
+        if update {
+            std::fs::write(&path, &svg).expect("the timelines folder is writable");
+            continue;
+        }
+        if std::fs::read_to_string(&path).unwrap_or_default() != svg {
+            let new = Path::new(env!("CARGO_TARGET_TMPDIR")).join(pair.file);
+            std::fs::write(&new, &svg).expect("the target folder is writable");
+            stale.push(format!("{} (drawn now: {})", path.display(), new.display()));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "pictures of two runs that differ from what the code draws now:\n  {}\n\
+         look at the new drawings; if they are right: UPDATE_TIMELINES=1 cargo test --test timelines",
+        stale.join("\n  ")
+    );
+}
+
 #[test]
 fn stage5_runs_asyncios_handles_in_asyncios_order() {
     // The picture is only asyncio's run if stage 5, given the same calls, ran the handles
@@ -339,7 +438,7 @@ fn every_committed_timeline_has_a_row() {
     for entry in std::fs::read_dir(&folder).expect("docs/src/timelines exists") {
         let name = entry.expect("a readable folder").file_name();
         let name = name.to_string_lossy();
-        if !PICTURES.iter().any(|p| p.file == name) {
+        if !PICTURES.iter().any(|p| p.file == name) && !PAIRS.iter().any(|p| p.file == name) {
             stale.push(name.into_owned());
         }
     }

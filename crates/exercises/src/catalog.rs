@@ -114,6 +114,12 @@ pub const CH9: Chapter = Chapter {
     title: "Your loop runs asyncio",
     file: "ch09-asyncio-on-our-loop.md",
 };
+/// Chapter 10.
+pub const CH10: Chapter = Chapter {
+    number: 10,
+    title: "Stage 6: Completion, asyncio's proactor on io_uring",
+    file: "ch10-proactor.md",
+};
 
 /// Every exercise, in the order the book asks for them.
 #[rustfmt::skip] // a table: one exercise per block, aligned as rows rather than as code
@@ -270,4 +276,21 @@ pub const CATALOG: &[Exercise] = &[
         file: "src/ch9.rs", item: "call_soon", binary: "ch9", test: "ex9_2_a_threadsafe_call_made_first_runs_first",
         hint: "The other thread's callback is already in stage 5's remote queue, waiting for step 3. \
                Stage 5 has a public method that moves that queue into the ready queue now." },
+    Exercise { id: "10.1", title: "the buffer handed back", chapter: &CH10, section: "Who owns the buffer",
+        file: "src/ch10.rs", item: "echo_once", binary: "ch10", test: "ex10_1_only_what_came_is_sent_back_and_the_same_buffer_comes_back_whole",
+        hint: "`sock_recv_into` hands the buffer back with a count: only that many bytes are the \
+               peer's. Cut the buffer to the count before `sock_sendall` takes it, and when it comes \
+               back, make it its old length again: `Vec` keeps its capacity, so nothing is copied." },
+    Exercise { id: "10.2", title: "free only when the kernel says", chapter: &CH10, section: "Cancel is a request",
+        file: "src/ch10.rs", item: "call_off", binary: "ch10", test: "ex10_2_a_cancelled_receive_is_free_only_after_the_kernels_answer",
+        hint: "A cancelled future is not a free buffer: the cancel request goes to the kernel at the \
+               next `io_uring_enter`, and its answer comes back as a completion. Run the loop an \
+               iteration at a time until `in_flight` is 0, with a callback ready so that no \
+               iteration blocks, and give up after `limit`." },
+    Exercise { id: "10.3", title: "the completion dispatch", chapter: &CH10, section: "Build it",
+        file: "src/build/ch10.rs", item: "MiniProactor::dispatch", binary: "build_ch10", test: "ex10_3_each_completion_resolves_its_own_future_as_stage_6s",
+        hint: "The kernel completes operations in the order their data comes, not the order they \
+               were submitted. Each completion carries its key (`done.key`): remove that key's \
+               future from `waiting`, in a statement of its own so the borrow ends, skip it if it is \
+               done (cancelled), and set it from `done.result` and the buffer in `done.op`." },
 ];

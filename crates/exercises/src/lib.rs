@@ -4,8 +4,8 @@
 //! "Exercises"](../../../docs/book/introduction.html)). An exercise is a function or type
 //! in `src/chN.rs` that is not finished yet (a *stub*: it compiles, and does the wrong
 //! thing, often the chapter's warning made real) and a test in `tests/chN.rs` that fails
-//! until it is finished. The last of each of chapters 1 to 8, its "Build it" box, is
-//! bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test in
+//! until it is finished. The last of each of chapters 1 to 8 and 10, its "Build it" box,
+//! is bigger: the chapter's core, written from a skeleton in `src/build/chN.rs`, whose test in
 //! `tests/build_chN.rs` compares its run with the stage's own ([`build`]). The runner runs
 //! them all in the book's order:
 //!
@@ -39,7 +39,9 @@
 //! on the solutions (`scripts/check-exercises.sh`).
 //!
 //! Chapters 5 to 9 share one crate, stage 5's event loop, and their exercises use only its
-//! public API (chapter 9's need no Python: a Rust closure plays a Python callback). Adding
+//! public API (chapter 9's need no Python: a Rust closure plays a Python callback).
+//! Chapter 10's run on stage 6, which waits on io_uring: they are Linux's alone, and where
+//! io_uring is refused their tests say why and do not run. Adding
 //! an exercise: a stub in `src/chN.rs`, its solution in `src/solutions/chN.rs` (the same
 //! items, finished), a test in `tests/chN.rs` named `exN_M_what_it_checks` and marked
 //! `#[ignore = "exercise N.M: ..."]`, bounded in time by counts (never by a clock), a "Try
@@ -90,3 +92,7 @@ pub mod ch8;
 #[cfg(all(doc, not(doctest)))]
 #[cfg_attr(feature = "solutions", path = "solutions/ch9.rs")]
 pub mod ch9;
+
+#[cfg(all(doc, not(doctest), target_os = "linux"))]
+#[cfg_attr(feature = "solutions", path = "solutions/ch10.rs")]
+pub mod ch10;

@@ -1,14 +1,15 @@
 //! # Build it: one chapter's core, written by the learner
 //!
 //! The "Try it" exercises ([`crate`]) patch a line or a function. The "Build it" exercises,
-//! one per chapter and the last of its boxes, ask for the chapter's core itself: a small
+//! one per chapter (chapter 9 has none) and the last of its boxes, ask for the chapter's core itself: a small
 //! skeleton is given (the state, the scheduling calls, the clock), and the learner writes
 //! the function that makes it run. The test then runs the same program on the learner's
 //! code and on the stage's own, on the virtual clock, and compares the two runs line by
 //! line: what ran, in what order, at what time. Each retraces its chapter's public source,
 //! as its file says: Beazley's talk for chapters 1 to 4, CPython's asyncio
 //! (`base_events.py`, `futures.py`, `tasks.py`, `selector_events.py`) for chapters 5 to 7,
-//! and asyncio's own transports for chapter 8.
+//! asyncio's own transports for chapter 8, and its proactor (`windows_events.py`) for
+//! chapter 10, whose test compares with stage 6.
 //!
 //! They are exercises like the others, rows of the [`catalog`](crate::catalog) (which names
 //! each one's file, item and test), run by the runner in the book's order: a stub in
@@ -31,6 +32,9 @@
 #[cfg(all(doc, not(doctest)))]
 #[cfg_attr(feature = "solutions", path = "../solutions/build/ch1.rs")]
 pub mod ch1;
+#[cfg(all(doc, not(doctest), target_os = "linux"))]
+#[cfg_attr(feature = "solutions", path = "../solutions/build/ch10.rs")]
+pub mod ch10;
 #[cfg(all(doc, not(doctest)))]
 #[cfg_attr(feature = "solutions", path = "../solutions/build/ch2.rs")]
 pub mod ch2;

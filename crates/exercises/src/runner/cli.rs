@@ -132,7 +132,7 @@ mod tests {
         assert_eq!(
             error(&["run", "9.9"]),
             "no exercise `9.9`: an exercise is named by its chapter and its number in the \
-             chapter, from 1.1 to 9.2 (`list` shows them all)"
+             chapter, from 1.1 to 10.3 (`list` shows them all)"
         );
         assert_eq!(
             error(&["hint"]),

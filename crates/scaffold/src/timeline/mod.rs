@@ -3,7 +3,8 @@
 //!
 //! [`lanes`] reads the recorded events into the lanes, bars and arrows of [`model`], and
 //! [`counters`] the recorded states into its queue lengths;
-//! [`svg`] draws those as an SVG document, in the look of [`style`]. `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
+//! [`svg`] draws those as an SVG document, in the look of [`style`] (`svg::render_pair`: two
+//! runs in one). `--timeline FILE.svg` (see [`crate::cli`]) records a run and writes its
 //! picture when the run ends; the book's pictures are drawn by the root test
 //! `tests/timelines.rs` with [`capture`] and [`draw`], on the virtual clock.
 

@@ -19,6 +19,9 @@ use super::style::{STYLE, clip, escape, fan, tick_step};
 
 mod chart;
 mod legend;
+mod pair;
+
+pub use pair::render_pair;
 
 const WIDTH: f64 = 750.0;
 const X0: f64 = 170.0; // where time 0 is drawn, at the least; lane names to the left
@@ -205,8 +208,12 @@ pub fn x_of(timeline: &Timeline, at: Duration) -> f64 {
 
 /// The timeline as a complete SVG document, titled `title`.
 pub fn render(title: &str, timeline: &Timeline, note: Option<&str>) -> String {
+    render_on(canvas(timeline), title, timeline, note)
+}
+
+/// [`render`] on a given canvas: its span and left edge fix where each moment is drawn.
+fn render_on(mut canvas: Canvas, title: &str, timeline: &Timeline, note: Option<&str>) -> String {
     let end = timeline.end.as_secs_f64().max(0.001);
-    let mut canvas = canvas(timeline);
     let rows = timeline.lanes.len() + 1;
     let axis = TOP + rows as f64 * LANE + 4.0;
     let charts = axis + 26.0;
