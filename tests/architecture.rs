@@ -148,26 +148,26 @@ fn each_stage_depends_only_on_earlier_stages() {
 const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("errors", 0),
     ("events::handle", 1),
-    ("parts::selector", 1),
-    ("parts::selector::proactor", 2), // chapter 10: reads the selector's private fields
-    ("parts::selector::errno", 1),
+    ("io_driver::selector", 1),
+    ("io_driver::selector::proactor", 2), // chapter 10: reads the selector's private fields
+    ("io_driver::selector::errno", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
-    ("parts::transport_fds", 1),
+    ("io_driver::transport_fds", 1),
     ("events::handle::repeating", 2), // a child module reads its parent's private fields
     ("events::handle::reused", 2),
     ("event_loop::timers", 2),
-    ("parts::io_table", 2),
-    ("parts::self_pipe", 2),
-    ("parts::signal_table", 2),
-    ("parts::io_table::level", 3),
-    ("parts::io_table::reuse", 3),
-    ("parts::io_table::release", 3),
-    ("parts::io_table::checks", 3),
-    ("parts::io_table::drained", 3),
-    ("parts::io_table::close", 3),
-    ("parts::io_table::listed", 3),
-    ("parts::io_table::invariants", 3),
+    ("io_driver::io_table", 2),
+    ("io_driver::self_pipe", 2),
+    ("io_driver::signal_table", 2),
+    ("io_driver::io_table::level", 3),
+    ("io_driver::io_table::reuse", 3),
+    ("io_driver::io_table::release", 3),
+    ("io_driver::io_table::checks", 3),
+    ("io_driver::io_table::drained", 3),
+    ("io_driver::io_table::close", 3),
+    ("io_driver::io_table::listed", 3),
+    ("io_driver::io_table::invariants", 3),
     ("event_loop", 3), // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 4),
     ("event_loop::lifecycle", 4),
@@ -199,6 +199,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("bridge", 10),
     ("events", 11), // folders' mod.rs: they only declare their modules
     ("parts", 11),
+    ("io_driver", 11),
     ("futures", 11),
     ("io", 11),
     // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
@@ -339,6 +340,7 @@ const STAGE5_FOLDERS: &[&str] = &[
     "errors",
     "events",
     "parts",
+    "io_driver",
     "event_loop",
     "futures",
     "io",
@@ -387,11 +389,11 @@ fn stage5_folders_import_only_from_folders_below() {
 
 #[test]
 fn the_folder_check_refuses_an_upward_import() {
-    // A part that named the loop would make `parts/` import from `event_loop/`, above it.
+    // A part that named the loop would make `io_driver/` import from `event_loop/`, above it.
     let code = "use crate::events::handle::Handle;\nuse crate::event_loop::EventLoop;";
     assert_eq!(
-        upward_folder_imports("parts::io_table", code),
-        ["parts::io_table (in parts) imports event_loop::EventLoop (in event_loop)"]
+        upward_folder_imports("io_driver::io_table", code),
+        ["io_driver::io_table (in io_driver) imports event_loop::EventLoop (in event_loop)"]
     );
     // The same import is fine from a folder above the loop, and from the loop itself.
     assert!(upward_folder_imports("io::sockets", code).is_empty());

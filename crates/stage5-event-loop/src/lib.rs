@@ -21,7 +21,8 @@
 //! | --- | --- | --- |
 //! | [`errors`] | `Error`, `catch` | 5 |
 //! | [`events`] | `handle`: asyncio's `events.py`, `Handle`, `TimerHandle` | 5 |
-//! | [`parts`] | what the loop owns and knows nothing of it: `selector`, `io_table`, `self_pipe`, `signal_table`, `registry`, `current` | 5, 6, 7 |
+//! | [`parts`] | what the loop owns for its tasks and knows nothing of it: `registry`, `current` | 6 |
+//! | [`io_driver`] | the I/O driver, knowing nothing of the loop: `selector`, `io_table`, `self_pipe`, `signal_table`, `transport_fds` | 7, 8 |
 //! | [`event_loop`] | state, timers, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
 //! | [`futures`] | future, waker, task, runners, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
 //! | [`io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
@@ -61,6 +62,7 @@ pub mod event_loop;
 pub mod events;
 pub mod futures;
 pub mod io;
+pub mod io_driver;
 pub mod parts;
 pub mod streams;
 pub mod transports;
@@ -80,7 +82,7 @@ pub use futures::timeout::timeout;
 pub use io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use io::signals::hold_signal;
 pub use io::threads::LoopHandle;
-pub use parts::selector::{Proactor, SelectorStats, Wait, WaitAround, Waited};
+pub use io_driver::selector::{Proactor, SelectorStats, Wait, WaitAround, Waited};
 pub use stage4::Interest;
 pub use streams::{
     IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,

@@ -20,8 +20,8 @@ use std::cell::Cell;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle};
-use crate::parts::io_table::Waiter;
-use crate::parts::self_pipe::Remote;
+use crate::io_driver::io_table::Waiter;
+use crate::io_driver::self_pipe::Remote;
 
 impl EventLoop {
     // ANCHOR: run_forever

@@ -27,7 +27,7 @@
 //!   (the introduction's "Watching a run").
 //!
 //! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
-//! and chapter 7's I/O table, self-pipe and signal table in `parts/`.
+//! and chapter 7's I/O table, self-pipe and signal table in `io_driver/`.
 //!
 //! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
 //! including callbacks added while draining, and checked timers only when it ran dry, so a
@@ -47,12 +47,12 @@ use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
 use crate::events::handle;
-use crate::parts::io_table::IoTable;
+use crate::io_driver::io_table::IoTable;
+use crate::io_driver::selector::Selector;
+use crate::io_driver::self_pipe::{self, RemoteQueue, SelfPipe};
+use crate::io_driver::signal_table::SignalTable;
+use crate::io_driver::transport_fds::TransportFds;
 use crate::parts::registry::TaskRegistry;
-use crate::parts::selector::Selector;
-use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
-use crate::parts::signal_table::SignalTable;
-use crate::parts::transport_fds::TransportFds;
 
 pub(crate) mod timers;
 

@@ -31,9 +31,9 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle, IoDriver};
-use crate::parts::io_table::{Done, IoTable, Release, Waiter};
-use crate::parts::selector::{Proactor, Selector, SelectorStats, WaitAround};
-use crate::parts::self_pipe::RemoteQueue;
+use crate::io_driver::io_table::{Done, IoTable, Release, Waiter};
+use crate::io_driver::selector::{Proactor, Selector, SelectorStats, WaitAround};
+use crate::io_driver::self_pipe::RemoteQueue;
 
 mod wait_checks;
 

@@ -19,7 +19,7 @@ use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 use crate::event_loop::{EventLoop, LoopInner};
-use crate::parts::self_pipe::RemoteQueue;
+use crate::io_driver::self_pipe::RemoteQueue;
 
 thread_local! {
     /// The loops living on this thread.

@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
+use crate::io_driver::self_pipe::{Remote, RemoteQueue};
 use crate::parts::registry::{Step, TaskKey};
-use crate::parts::self_pipe::{Remote, RemoteQueue};
 
 // ANCHOR: waker
 /// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe

@@ -20,7 +20,7 @@
 //! never lost: it comes with an edge, one iteration later.
 //!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
-//! every call; here waits keep the registration (`parts/io_table/release.rs`). The names
+//! every call; here waits keep the registration (`io_driver/io_table/release.rs`). The names
 //! are asyncio's; stage 4's `recv`/`send`/`accept` still work on this loop too
 //! (`bridge.rs`).
 
@@ -36,10 +36,10 @@ use stage4::Interest;
 use scaffold::Event;
 
 use crate::event_loop::EventLoop;
+pub use crate::io_driver::io_table::Done;
+use crate::io_driver::io_table::Release;
+use crate::io_driver::selector::connect_under_way;
 use crate::parts::current::current_task;
-pub use crate::parts::io_table::Done;
-use crate::parts::io_table::Release;
-use crate::parts::selector::connect_under_way;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try

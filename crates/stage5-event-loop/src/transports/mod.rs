@@ -16,7 +16,7 @@
 //! | `info` | addresses, `is_closing`, `is_reading` | `get_extra_info` |
 //! | `reading` | the reader, the end of the stream, pausing it | `_read_ready__data_received`, `pause_reading` |
 //! | `writing` | write, the writer, `write_eof` | `write`, `_write_ready` |
-//! | `parts::transport_fds` | a transport's descriptor is its own (below the `io` faces that ask it) | `_ensure_fd_no_transport` |
+//! | `io_driver::transport_fds` | a transport's descriptor is its own (below the `io` faces that ask it) | `_ensure_fd_no_transport` |
 //! | [`connect`] | `create_server`, `create_connection` | `base_events.py` |
 //!
 //! What changed from chapter 7: the socket is no longer the program's; the program is
@@ -26,7 +26,7 @@ pub mod connect;
 pub mod flow_control;
 pub mod transport;
 
-pub use crate::parts::transport_fds::FdUsedByTransport;
+pub use crate::io_driver::transport_fds::FdUsedByTransport;
 pub use flow_control::DEFAULT_HIGH_WATER;
 pub use transport::MAX_SIZE;
 pub use transport::{Protocol, Transport};

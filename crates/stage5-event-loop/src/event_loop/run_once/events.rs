@@ -18,7 +18,7 @@
 use scaffold::Event;
 
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::self_pipe::Remote;
+use crate::io_driver::self_pipe::Remote;
 
 impl EventLoop {
     // ANCHOR: process_events
