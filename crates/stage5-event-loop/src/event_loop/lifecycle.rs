@@ -78,11 +78,11 @@ impl EventLoop {
         loop_trace!(self, "close()");
         // Chapter 10: a proactor's operations in flight end first (asyncio's
         // `BaseProactorEventLoop.close` closes its proactor before the base loop closes).
-        let proactor = self.inner.io.selector.borrow().proactor();
+        let proactor = self.inner.io.proactor();
         if let Some(proactor) = proactor {
             proactor.close();
         }
-        for item in self.inner.io.remote.close() {
+        for item in self.inner.io.remote().close() {
             if let Remote::Call(callback) = item {
                 self.run_handle(&Handle::new(self.next_handle_id(), None, callback));
             }
@@ -95,7 +95,7 @@ impl EventLoop {
         let timers = self.inner.core.scheduled.borrow_mut().take_all();
         let tasks = self.inner.tasks.borrow_mut().take_all();
         let steps = self.clear_step_handles();
-        let waiters = self.clear_io();
+        let waiters = self.inner.io.clear();
         for task in &tasks {
             self.call_exception_handler(&ExceptionContext {
                 message: "Task was destroyed but it is pending!".into(),

@@ -16,8 +16,8 @@
 //!
 //! - `scheduling.rs`: `call_soon`, `call_later`, `call_at`;
 //! - `exceptions.rs`: the exception handler, the logger, debug mode;
-//! - `selector_loop.rs`: the I/O driver's methods, what chapter 7's readers, sockets,
-//!   threads and signals (and chapter 8's transports) go through;
+//! - `selector_loop.rs`: the loop's calls to its I/O driver (`io_driver/`), what chapter
+//!   7's readers, sockets, threads and signals (and chapter 8's transports) go through;
 //! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
@@ -41,17 +41,12 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
 use crate::events::handle;
-use crate::io_driver::io_table::IoTable;
-use crate::io_driver::selector::Selector;
-use crate::io_driver::self_pipe::{self, RemoteQueue, SelfPipe};
-use crate::io_driver::signal_table::SignalTable;
-use crate::io_driver::transport_fds::TransportFds;
+use crate::io_driver::driver::IoDriver;
 use crate::parts::registry::TaskRegistry;
 
 pub(crate) mod timers;
@@ -127,20 +122,9 @@ struct LoopInner {
     settings: Settings,
     // ANCHOR_END: state_ch5
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
-    io: IoDriver, // chapter 7: selector, I/O table, self-pipe, remote queue, signals
+    io: IoDriver<EventLoop>, // chapter 7: selector, I/O table, self-pipe, signals, transports
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
-}
-
-/// The I/O driver (chapters 7 and 8; asyncio's `BaseSelectorEventLoop`): what the
-/// loop's I/O half, `selector_loop.rs`, owns.
-struct IoDriver {
-    selector: RefCell<Selector>,
-    table: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
-    self_pipe: SelfPipe,                // its read end, watched by a reader
-    remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
-    signals: RefCell<SignalTable<EventLoop>>,
-    transports: RefCell<TransportFds>, // chapter 8: descriptors a transport owns (`_transports`)
 }
 
 impl EventLoop {
@@ -162,8 +146,7 @@ impl EventLoop {
 
     /// A loop on `clock`, or the operating system's reason why not.
     pub fn try_with_clock(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
-        let selector = Selector::new()?;
-        let (self_pipe, remote) = self_pipe::make_self_pipe()?;
+        let io = IoDriver::new()?;
         let inner = Rc::new(LoopInner {
             core: Core {
                 virtual_clock: clock.is_virtual(),
@@ -185,14 +168,7 @@ impl EventLoop {
                 logger: RefCell::new(Rc::new(log_to_stderr)),
             },
             tasks: RefCell::default(),
-            io: IoDriver {
-                selector: RefCell::new(selector),
-                table: RefCell::default(),
-                self_pipe,
-                remote: Arc::new(remote),
-                signals: RefCell::default(),
-                transports: RefCell::default(),
-            },
+            io,
             reuse: reuse::Reuse::default(),
             running_handle: Cell::new(None),
         });
@@ -255,10 +231,7 @@ impl EventLoop {
 impl Drop for LoopInner {
     fn drop(&mut self) {
         self.leave_this_thread();
-        for item in self.io.remote.close() {
-            drop(item); // the loop is gone: nothing can run them
-        }
-        self.io.signals.get_mut().clear();
+        self.io.shut_down();
     }
 }
 

@@ -9,6 +9,7 @@
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
+//! | `driver` | `IoDriver`: the parts below, owned together, and the methods the loop's I/O goes through | `BaseSelectorEventLoop` |
 //! | [`selector`] | the selector step 3 waits on: the `Poller` seam and its mio implementation; chapter 10's `Proactor` | `selectors.DefaultSelector` |
 //! | `io_table` | who waits on which descriptor; level-triggered on edge-triggered mio | `_add_reader`, `_remove_reader`, `_process_events` |
 //! | `self_pipe` | the self-pipe and the queue other threads fill | `_make_self_pipe`, `_write_to_self` |
@@ -18,6 +19,7 @@
 //! What changed since stage 4: stage 4's scheduler held its selector and its waits itself;
 //! here they are one driver below the loop that runs it.
 
+pub(crate) mod driver;
 pub(crate) mod io_table;
 pub mod selector;
 pub(crate) mod self_pipe;
