@@ -29,6 +29,15 @@
 //! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
 //! and chapter 7's I/O table, self-pipe and signal table in `io_driver/`.
 //!
+//! Above the futures and tasks (`futures/`), the loop's faces that make and use them, each
+//! a folder or file of this one, as asyncio's are methods of its loop classes:
+//!
+//! - `runners.rs`: `run_until_complete`, `run` (chapter 6);
+//! - `io/`: `add_reader`, `call_soon_threadsafe`, `add_signal_handler`, `sock_*`,
+//!   `start_serving` (chapter 7);
+//! - `connect.rs`: `create_server`, `create_connection` (chapter 8);
+//! - `bridge.rs`: stages 1 to 4's traits on the loop (chapter 5).
+//!
 //! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
 //! including callbacks added while draining, and checked timers only when it ran dry, so a
 //! callback that kept re-scheduling itself starved every timer and every socket. asyncio
@@ -50,6 +59,12 @@ use crate::io_driver::driver::IoDriver;
 use crate::parts::registry::TaskRegistry;
 
 pub(crate) mod timers;
+
+// The loop's faces, above futures/ (and connect.rs above transports/).
+pub mod bridge;
+pub mod connect;
+pub mod io;
+pub mod runners;
 
 mod exceptions;
 mod inspect;

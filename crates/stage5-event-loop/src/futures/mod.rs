@@ -11,7 +11,6 @@
 //! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
 //! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
 //! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
-//! | [`runners`] | `run_until_complete`, `run` | `BaseEventLoop.run_until_complete`, `asyncio.run` |
 //! | [`sleep`](mod@sleep) | `sleep` | `tasks.sleep` |
 //! | [`queue`] | `Queue<T>` | `queues.Queue` |
 //! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |
@@ -25,7 +24,6 @@ pub mod combinators;
 pub mod first_of;
 pub mod future;
 pub mod queue;
-pub mod runners;
 pub mod sleep;
 pub mod task;
 pub mod timeout;

@@ -24,9 +24,9 @@ use std::rc::Rc;
 use socket2::{Domain, Socket, Type};
 
 use crate::errors::Error;
+use crate::event_loop::io::server::Server;
 use crate::event_loop::{EventLoop, ExceptionContext};
 use crate::futures::sleep::sleep;
-use crate::io::server::Server;
 use crate::transports::transport::Protocol;
 use crate::transports::transport::Transport;
 
