@@ -187,6 +187,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("futures::future::report", 8),
     ("futures::task", 8),
     ("event_loop::runners", 9), // a face of the loop: run_until_complete, run
+    ("event_loop::tasks", 9),   // create_future, create_task
     ("futures::sleep", 9),
     ("futures::queue", 9),
     ("futures::combinators", 9),
@@ -348,7 +349,8 @@ const STAGE5_FOLDERS: &[&str] = &[
     "io_driver",
     "event_loop", // the base: state, call_*, timers, run_once, lifecycle, the driver's calls
     "futures",
-    "event_loop::runners", // the faces chapter 6 adds: run_until_complete, run
+    "event_loop::tasks",   // the faces chapter 6 adds: create_future, create_task
+    "event_loop::runners", // run_until_complete, run
     "event_loop::io",      // chapter 7's: readers, threads, signals, sockets, server
     "transports",
     "event_loop::connect", // chapter 8's: create_server, create_connection
@@ -780,6 +782,22 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
     );
     assert_eq!(rows["run"].file, "f.rs");
     assert_eq!(problems, ["remove the second row of `run`"]);
+}
+
+#[test]
+fn every_method_of_event_loop_is_in_event_loop() {
+    // As asyncio's loop methods are in its loop classes: futures, tasks, transports and
+    // streams are types that call the loop, and add no method to it.
+    let outside: Vec<String> = stage5_methods()
+        .into_values()
+        .filter(|m| !m.file.starts_with("event_loop/"))
+        .map(|m| m.row())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "methods of EventLoop outside event_loop/ (move them there, and call the type they build):\n{}",
+        outside.join("\n")
+    );
 }
 
 /// Stage 5's thread-locals: each is this thread's own (a counter, a flag, the running step,

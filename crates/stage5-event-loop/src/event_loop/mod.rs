@@ -32,7 +32,8 @@
 //! Above the futures and tasks (`futures/`), the loop's faces that make and use them, each
 //! a folder or file of this one, as asyncio's are methods of its loop classes:
 //!
-//! - `runners.rs`: `run_until_complete`, `run` (chapter 6);
+//! - `tasks.rs`: `create_future`, `create_task`; `runners.rs`: `run_until_complete`, `run`
+//!   (chapter 6);
 //! - `io/`: `add_reader`, `call_soon_threadsafe`, `add_signal_handler`, `sock_*`,
 //!   `start_serving` (chapter 7);
 //! - `connect.rs`: `create_server`, `create_connection` (chapter 8);
@@ -65,6 +66,7 @@ pub mod bridge;
 pub mod connect;
 pub mod io;
 pub mod runners;
+mod tasks;
 
 mod exceptions;
 mod inspect;
