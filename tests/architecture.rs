@@ -172,13 +172,14 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("io_driver::driver::wait_checks", 4), // reads the driver's private fields
     ("event_loop", 4),                     // the loop's state: event_loop/mod.rs
     ("event_loop::scheduling", 5),
-    ("event_loop::lifecycle", 5),
+    ("event_loop::running", 5),
     ("event_loop::exceptions", 5),
     ("event_loop::selector_loop", 5),
     ("event_loop::weak", 5),
     ("event_loop::reuse", 5),
     ("event_loop::run_once", 6),
     ("event_loop::run_once::events", 6), // imports neither run_once nor anything of layer 6
+    ("event_loop::lifecycle", 7),        // calls run_once's run_once_inner
     ("event_loop::inspect", 6),          // imports scheduling's `clamped`; nothing imports it
     ("futures::future", 7),
     ("futures::waker", 7),
@@ -596,12 +597,13 @@ fn fn_item(item: &str) -> Option<(String, String)> {
     Some((visibility, rest[..end].to_owned()))
 }
 
-/// Every method of every `impl ... EventLoop` block in `code` (rustfmt's layout: an item
-/// of the block is indented four spaces more than its `impl`, which its `}` closes at the
-/// same indentation). Trait methods are named `Trait::name`, with visibility `trait`.
-fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
+/// Every `impl ... EventLoop` block in `code` (rustfmt's layout: an item of the block is
+/// indented four spaces more than its `impl`, which its `}` closes at the same
+/// indentation): the trait it implements (`None` for an inherent impl), its indentation,
+/// and the lines of its body.
+fn event_loop_impls(code: &str) -> Vec<(Option<String>, usize, Vec<&str>)> {
     let lines: Vec<&str> = code.lines().collect();
-    let mut methods = Vec::new();
+    let mut impls = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -623,8 +625,21 @@ fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
         if ty != "EventLoop" {
             continue;
         }
+        let start = i;
         while i < lines.len() && !(indent(lines[i]) == depth && lines[i].trim() == "}") {
-            let item = lines[i];
+            i += 1;
+        }
+        impls.push((tr, depth, lines[start..i].to_vec()));
+    }
+    impls
+}
+
+/// Every method of every `impl ... EventLoop` block in `code`. Trait methods are named
+/// `Trait::name`, with visibility `trait`.
+fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
+    let mut methods = Vec::new();
+    for (tr, depth, body) in event_loop_impls(code) {
+        for item in body {
             if indent(item) == depth + 4
                 && let Some((visibility, name)) = fn_item(item.trim())
             {
@@ -638,7 +653,6 @@ fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
                     file: file.to_owned(),
                 });
             }
-            i += 1;
         }
     }
     methods
@@ -800,12 +814,191 @@ fn every_method_of_event_loop_is_in_event_loop() {
     );
 }
 
+/// The names of `EventLoop`'s methods (`methods`) that `code` calls: `lp.name(` anywhere
+/// (`lp` is what stage 5 calls a loop it is handed), and `self.name(` inside an `impl
+/// EventLoop` block. Comments are left out; a call through another name is not seen.
+fn loop_calls(code: &str, methods: &BTreeMap<String, Method>) -> BTreeSet<String> {
+    let code: String = code
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut calls = BTreeSet::new();
+    let mut scan = |text: &str, receiver: &str| {
+        let needle = format!("{receiver}.");
+        let mut rest = text;
+        while let Some(i) = rest.find(&needle) {
+            let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+            let boundary = rest[..i].chars().next_back().is_none_or(|c| !word(c));
+            let after = &rest[i + needle.len()..];
+            let end = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let (name, next) = after.split_at(end);
+            let called = next.starts_with('(') || next.starts_with("::<");
+            if boundary && called && methods.contains_key(name) {
+                calls.insert(name.to_owned());
+            }
+            rest = next;
+        }
+    };
+    scan(&code, "lp");
+    for (_, _, body) in event_loop_impls(&code) {
+        scan(&body.join("\n"), "self");
+    }
+    calls
+}
+
+/// The module a file of stage 5's `src/` is: `event_loop/io/sockets.rs` is
+/// `event_loop::io::sockets`, `event_loop/mod.rs` is `event_loop`.
+fn module_of_file(file: &str) -> String {
+    let path = file.trim_end_matches(".rs").trim_end_matches("/mod");
+    path.replace('/', "::")
+}
+
+/// The loop's methods that are not `pub` and that the types outside `event_loop/` may call
+/// all the same, each with what asyncio's types reach in its loop for the same thing
+/// (asyncio's futures and tasks call its loop's public methods, and its transports a few
+/// underscored ones: `_add_reader`, `_remove_reader`, `_transports`).
+const STAGE5_LOOP_SEAMS: &[(&str, &str)] = &[
+    (
+        "downgrade",
+        "a future's, a task's, a transport's `_loop`, held weakly",
+    ),
+    (
+        "address",
+        "`Task.__step`'s `get_loop() is not self._loop` check",
+    ),
+    (
+        "tasks",
+        "`tasks._register_task`, `_unregister_task`: the live tasks",
+    ),
+    (
+        "call_soon_step",
+        "`Task`'s `loop.call_soon(self.__step)`, its handle reused",
+    ),
+    (
+        "remote",
+        "a waker's `call_soon_threadsafe`, from another thread",
+    ),
+    (
+        "add_callback_waiter",
+        "a transport's `_loop._add_reader`, `_add_writer`",
+    ),
+    (
+        "remove_callback_waiter",
+        "a transport's `_loop._remove_reader`, `_remove_writer`",
+    ),
+    (
+        "attach_transport",
+        "`_SelectorTransport.__init__`: `_loop._transports[fd] = self`",
+    ),
+    (
+        "detach_transport",
+        "`_call_connection_lost`: the fd leaves `_loop._transports`",
+    ),
+    (
+        "forget_fd",
+        "not asyncio's: a new socket's number, forgotten by the table",
+    ),
+    (
+        "would_block",
+        "not asyncio's: level-triggered on edge-triggered epoll",
+    ),
+    ("read_short", "not asyncio's: the same, after a short read"),
+    ("with_scratch", "not asyncio's: the loop's one read buffer"),
+];
+
+/// What is wrong with the calls of the loop's methods in `code`, module `module`'s: a call
+/// of a method defined in a higher layer than the caller's, and, from outside
+/// `event_loop/`, a call of a method that is neither `pub` nor one of
+/// [`STAGE5_LOOP_SEAMS`].
+fn call_problems(
+    module: &str,
+    code: &str,
+    layers: &BTreeMap<&str, u32>,
+    methods: &BTreeMap<String, Method>,
+) -> Vec<String> {
+    let layer = layers[module];
+    let mut problems = Vec::new();
+    for name in loop_calls(code, methods) {
+        let method = &methods[&name];
+        let target = module_of_file(&method.file);
+        let above = layers[target.as_str()];
+        if target != module && above > layer {
+            problems.push(format!(
+                "{module} (layer {layer}) calls `{name}` of {target} (layer {above})"
+            ));
+        }
+        let seam = STAGE5_LOOP_SEAMS.iter().any(|(seam, _)| *seam == name);
+        if !module.starts_with("event_loop") && method.visibility != "pub" && !seam {
+            problems.push(format!(
+                "{module} calls `{name}`, {} in {target}: outside event_loop/, call the loop's pub methods (or its seams)",
+                method.visibility
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn stage5_calls_of_the_loop_go_downward_and_through_its_public_methods() {
+    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+    let methods = stage5_methods();
+    let modules = stage5_modules();
+    let calls: usize = modules
+        .iter()
+        .map(|(_, code)| loop_calls(code, &methods).len())
+        .sum();
+    assert!(calls > 100, "the call parser found only {calls} calls");
+    for (seam, _) in STAGE5_LOOP_SEAMS {
+        let method = methods.get(*seam).map(|m| m.visibility.as_str());
+        assert!(
+            method.is_some_and(|v| v != "pub"),
+            "`{seam}` is no method of the loop that needs a seam: remove it from STAGE5_LOOP_SEAMS"
+        );
+    }
+    let problems: Vec<String> = modules
+        .iter()
+        .flat_map(|(module, code)| call_problems(module, code, &layers, &methods))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "calls of the loop's methods that go up, or past its public face:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_call_check_refuses_a_call_up_and_one_past_the_public_face() {
+    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+    let methods = stage5_methods();
+    // `call_soon` (layer 5) calling `run_forever` (lifecycle.rs, layer 7): a call up.
+    let up = "impl EventLoop {\n    fn f(&self) {\n        self.run_forever(); // x\n    }\n}";
+    assert_eq!(
+        call_problems("event_loop::scheduling", up, &layers, &methods),
+        ["event_loop::scheduling (layer 5) calls `run_forever` of event_loop::lifecycle (layer 7)"]
+    );
+    // A task running the loop's batch itself: down, but past the loop's public face.
+    let past =
+        "fn step(lp: &EventLoop) { lp.run_once_inner(); lp.call_soon(f); lp.call_soon_step(s); }";
+    assert_eq!(
+        call_problems("futures::task", past, &layers, &methods),
+        [
+            "futures::task calls `run_once_inner`, pub(super) in event_loop::run_once: outside event_loop/, call the loop's pub methods (or its seams)"
+        ]
+    );
+    // What is not a call of the loop's is not seen: a comment, another receiver, a field.
+    let not_calls = "// lp.run_forever()\nfn f(t: &T, lp: &L) { t.run_forever(); lp.inner.run_once_inner(); flp.stop(); }";
+    assert!(loop_calls(not_calls, &methods).is_empty());
+}
+
 /// Stage 5's thread-locals: each is this thread's own (a counter, a flag, the running step,
 /// the list of its loops), none a map keyed by a loop's address. What belongs to one loop
 /// is a field of that loop, as asyncio's `self._transports` is.
 const STAGE5_THREAD_LOCALS: &[&str] = &[
     "crates/stage5-event-loop/src/errors.rs: CATCHING",
-    "crates/stage5-event-loop/src/event_loop/lifecycle.rs: RUNNING_HERE",
+    "crates/stage5-event-loop/src/event_loop/running.rs: RUNNING_HERE",
     "crates/stage5-event-loop/src/event_loop/weak.rs: LOOPS",
     "crates/stage5-event-loop/src/parts/current.rs: STEP",
 ];

@@ -49,10 +49,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::fmt;
 use std::rc::Rc;
 
-use scaffold::{Clock, RealClock};
+use scaffold::Clock;
 
 use crate::errors::Error;
 use crate::events::handle;
@@ -73,6 +72,7 @@ mod inspect;
 mod lifecycle;
 mod reuse;
 mod run_once;
+mod running;
 mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
@@ -145,24 +145,9 @@ struct LoopInner {
 }
 
 impl EventLoop {
-    /// A loop on the real clock.
-    pub fn new() -> EventLoop {
-        EventLoop::with_clock(RealClock::new())
-    }
-
-    /// A loop on `clock`.
-    ///
-    /// # Panics
-    ///
-    /// If the operating system refuses a selector (epoll/kqueue) or the self-pipe, for
-    /// instance because the process is out of file descriptors. [`EventLoop::try_with_clock`]
-    /// returns that error instead.
-    pub fn with_clock(clock: Rc<dyn Clock>) -> EventLoop {
-        EventLoop::try_with_clock(clock).expect("cannot create the event loop")
-    }
-
-    /// A loop on `clock`, or the operating system's reason why not.
-    pub fn try_with_clock(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
+    /// The loop's state on `clock`, nothing watched yet (`lifecycle.rs`'s `try_with_clock`
+    /// makes it live), or the operating system's reason why not.
+    fn assemble(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
         let io = IoDriver::new()?;
         let inner = Rc::new(LoopInner {
             core: Core {
@@ -190,10 +175,7 @@ impl EventLoop {
             running_handle: Cell::new(None),
         });
         scaffold::state::watch(&inner); // a recording reads the loop (`inspect.rs`)
-        let lp = EventLoop { inner, owner: true };
-        lp.live_on_this_thread();
-        lp.watch_self_pipe()?;
-        Ok(lp)
+        Ok(EventLoop { inner, owner: true })
     }
 
     /// The clock this loop runs on.
@@ -249,23 +231,5 @@ impl Drop for LoopInner {
     fn drop(&mut self) {
         self.leave_this_thread();
         self.io.shut_down();
-    }
-}
-
-impl Default for EventLoop {
-    fn default() -> Self {
-        EventLoop::new()
-    }
-}
-
-impl fmt::Debug for EventLoop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "<EventLoop running={} closed={} debug={}>",
-            self.is_running(),
-            self.is_closed(),
-            self.get_debug()
-        )
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use crate::errors::{Error, catch};
 use scaffold::Event;
 
-use crate::event_loop::lifecycle::Running;
+use crate::event_loop::running::Running;
 use crate::event_loop::scheduling::clamped;
 use crate::event_loop::{EventLoop, Handle, Level};
 
