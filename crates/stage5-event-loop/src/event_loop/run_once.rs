@@ -164,6 +164,28 @@ impl EventLoop {
         Ok(events)
     }
 
+    /// Step 3's `select` for at most `timeout` (`IoDriver::select`: a nap first, then a
+    /// check of the waits not checked yet, before a long sleep).
+    fn select_io(&self, timeout: Option<Duration>) -> std::io::Result<usize> {
+        let clock = &*self.inner.core.clock;
+        self.inner
+            .io
+            .select(timeout, clock, |checked| self.checked_waits(checked))
+    }
+
+    /// Check every wait not checked yet (the loop is about to sleep); true if a task was
+    /// woken.
+    fn check_all_waits(&self) -> bool {
+        self.inner
+            .io
+            .check_all_waits(|checked| self.checked_waits(checked))
+    }
+
+    /// The trace's word on a check before sleeping.
+    fn checked_waits(&self, checked: usize) {
+        loop_trace!(self, "select: checked {checked} waits before sleeping");
+    }
+
     // ANCHOR: step4
     /// Step 4: move every timer that is due (`when < now + clock resolution`) to the
     /// ready queue, earliest first; cancelled ones too (step 5 skips them).

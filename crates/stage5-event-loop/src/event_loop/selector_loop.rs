@@ -1,13 +1,14 @@
-//! The selector half of the loop: what chapter 7's readers, sockets, threads and signals go
-//! through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
+//! The selector half of the loop: what chapter 7's readers, threads and signals and chapter
+//! 8's transports go through (book chapter 7, "Readers and writers on a selector" and "The self-pipe";
 //! asyncio's `BaseSelectorEventLoop`:
 //! `_add_reader`, `_remove_reader`, `_make_self_pipe`, `_read_from_self`).
 //!
 //! asyncio's selector loop is a subclass of the base loop that owns the selector, the
 //! readers and writers and the self-pipe. Ours is one `EventLoop` that holds an I/O driver
 //! (`io_driver/driver.rs`, `IoDriver`), which owns them and knows no loop: chapter 7's
-//! faces (`add_reader`, `sock_recv`, `call_soon_threadsafe`, `add_signal_handler`) reach it
-//! only through the few methods below, each a call to the driver. What is there for speed,
+//! faces (`add_reader`, `call_soon_threadsafe`, `add_signal_handler`) and the transports
+//! reach it through the few methods below, each a call to the driver; a socket operation
+//! (`io/sockets.rs`) and step 3 (`run_once.rs`) call the driver itself. What is there for speed,
 //! not for asyncio (the checks of waits on kept registrations, step 3's nap before a long
 //! sleep), is the driver's too, in its child `wait_checks.rs` (book, "Going further").
 //!
@@ -20,14 +21,12 @@ use std::io;
 use std::os::fd::RawFd;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
-use std::task::Waker;
-use std::time::Duration;
 
 use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::io_driver::io_table::{Done, Release, Waiter};
+use crate::io_driver::io_table::{Release, Waiter};
 use crate::io_driver::selector::{Proactor, SelectorStats, WaitAround};
 use crate::io_driver::self_pipe::RemoteQueue;
 
@@ -58,28 +57,6 @@ impl EventLoop {
     }
     // ANCHOR_END: read_from_self
 
-    /// Step 3's `select` for at most `timeout` (`IoDriver::select`: a nap first, then a
-    /// check of the waits not checked yet, before a long sleep).
-    pub(super) fn select_io(&self, timeout: Option<Duration>) -> io::Result<usize> {
-        let clock = &*self.inner.core.clock;
-        self.inner
-            .io
-            .select(timeout, clock, |checked| self.checked_waits(checked))
-    }
-
-    /// Check every wait not checked yet (the loop is about to sleep); true if a task was
-    /// woken.
-    pub(super) fn check_all_waits(&self) -> bool {
-        self.inner
-            .io
-            .check_all_waits(|checked| self.checked_waits(checked))
-    }
-
-    /// The trace's word on a check before sleeping.
-    fn checked_waits(&self, checked: usize) {
-        loop_trace!(self, "select: checked {checked} waits before sleeping");
-    }
-
     /// Install `waiter` on `fd` for `interest`; returns the one it replaces.
     pub(crate) fn add_waiter(
         &self,
@@ -88,23 +65,6 @@ impl EventLoop {
         waiter: Waiter<EventLoop>,
     ) -> io::Result<Option<Waiter<EventLoop>>> {
         self.inner.io.add(fd, interest, waiter)
-    }
-
-    /// A task's operation found `fd` not ready for `interest`: wait with `waker`.
-    pub(crate) fn io_wait(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
-        self.inner.io.wait(fd, interest, waker)
-    }
-
-    /// A task's operation on `fd` ended, `waited` or not, as `done` says.
-    #[inline]
-    pub(crate) fn io_done(&self, fd: RawFd, interest: Interest, waited: bool, done: Done) {
-        self.inner.io.done(fd, interest, waited, done);
-    }
-
-    /// True if a short read emptied `fd` and no edge came since: a read would block.
-    #[inline]
-    pub(crate) fn is_drained(&self, fd: RawFd) -> bool {
-        self.inner.io.is_drained(fd)
     }
 
     /// Take `fd`'s waiter for `interest` out; a descriptor left with none is deregistered

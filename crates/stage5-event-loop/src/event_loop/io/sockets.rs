@@ -76,7 +76,7 @@ where
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    if let Err(error) = this.lp.io_wait(this.fd, this.interest, cx.waker()) {
+                    if let Err(error) = this.lp.inner.io.wait(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     // `loop_event!` by hand: the task's number is looked up only when
@@ -97,7 +97,7 @@ where
                 // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, done);
+                    this.lp.inner.io.done(this.fd, this.interest, waited, done);
                     return Poll::Ready(Ok(value));
                 }
                 // Failed for real (reset, refused, a bad descriptor): the operation ends
@@ -106,7 +106,9 @@ where
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp
-                        .io_done(this.fd, this.interest, waited, Done::Failed);
+                        .inner
+                        .io
+                        .done(this.fd, this.interest, waited, Done::Failed);
                     return Poll::Ready(Err(error));
                 }
             }
@@ -138,7 +140,7 @@ impl EventLoop {
             interest,
             waiting: false,
             // A read waits at once if a short read emptied `fd` (and no edge came since).
-            skip: interest == Interest::Read && self.is_drained(fd),
+            skip: interest == Interest::Read && self.inner.io.is_drained(fd),
             op,
         }
     }
