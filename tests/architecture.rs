@@ -179,8 +179,8 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("event_loop::reuse", 5),
     ("event_loop::run_once", 6),
     ("event_loop::run_once::events", 6), // imports neither run_once nor anything of layer 6
-    ("event_loop::lifecycle", 7),        // calls run_once's run_once_inner
     ("event_loop::inspect", 6),          // imports scheduling's `clamped`; nothing imports it
+    ("event_loop::lifecycle", 7),        // calls run_once's run_once_inner
     ("futures::future", 7),
     ("futures::waker", 7),
     ("futures::future::awaiting", 8), // future.rs's children read its state
@@ -205,7 +205,7 @@ const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("io_driver", 12),
     ("futures", 12),
     ("event_loop::io", 12),
-    // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
+    // Chapter 8: transports and streams.
     ("transports::flow_control", 1),
     ("transports::transport", 10),
     ("transports::transport::reading", 11),
@@ -675,27 +675,39 @@ fn stage5_methods() -> BTreeMap<String, Method> {
 
 const INDEX_BEGIN: &str = "<!-- method index: begin -->";
 const INDEX_END: &str = "<!-- method index: end -->";
-const INDEX_HEADER: &str = "| method | visibility | file |\n| --- | --- | --- |\n";
+const INDEX_HEADER: &str = "| file | methods |\n| --- | --- |\n";
 
-/// The index's rows in `text` (ARCHITECTURE.md), by method name; a name listed twice is a
-/// problem.
-fn index_rows(text: &str, problems: &mut Vec<String>) -> BTreeMap<String, Method> {
+/// The index's table: one row per file of `event_loop/`, its methods' names in order.
+fn index_table(methods: &BTreeMap<String, Method>) -> String {
+    let mut by_file: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for method in methods.values() {
+        let name = format!("`{}`", method.name);
+        by_file.entry(&method.file).or_default().push(name);
+    }
+    let rows: String = by_file
+        .iter()
+        .map(|(file, names)| format!("| `{file}` | {} |\n", names.join(", ")))
+        .collect();
+    format!("{INDEX_HEADER}{rows}")
+}
+
+/// The index's rows in `text` (ARCHITECTURE.md): each method's file, by name; a name
+/// listed twice is a problem.
+fn index_rows(text: &str, problems: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut rows = BTreeMap::new();
     for line in text.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [_, name, visibility, file, _] = cells[..] else {
-            problems.push(format!("not a row of three cells: {line}"));
+        let [_, file, names, _] = cells[..] else {
+            problems.push(format!("not a row of two cells: {line}"));
             continue;
         };
-        let method = Method {
-            name: name.trim_matches('`').to_owned(),
-            visibility: visibility.to_owned(),
-            file: file.trim_matches('`').to_owned(),
-        };
-        if rows.contains_key(&method.name) {
-            problems.push(format!("remove the second row of `{}`", method.name));
-        } else {
-            rows.insert(method.name.clone(), method);
+        let file = file.trim_matches('`');
+        for name in names.split(',').map(|n| n.trim().trim_matches('`')) {
+            if rows.contains_key(name) {
+                problems.push(format!("remove the second `{name}`"));
+            } else {
+                rows.insert(name.to_owned(), file.to_owned());
+            }
         }
     }
     rows
@@ -710,8 +722,7 @@ fn the_method_index_in_architecture_md_is_true() {
     };
     let methods = stage5_methods();
     assert!(methods.len() > 50, "found only {methods:#?}");
-    let table: String = methods.values().map(|m| m.row() + "\n").collect();
-    let table = format!("{INDEX_HEADER}{table}");
+    let table = index_table(&methods);
     if std::env::var_os("PRINT_METHOD_INDEX").is_some() {
         println!("{table}");
     }
@@ -725,18 +736,19 @@ fn the_method_index_in_architecture_md_is_true() {
     let listed = index_rows(&text[begin..end], &mut problems);
     for (name, method) in &methods {
         match listed.get(name) {
-            None => problems.push(format!("add    {}", method.row())),
-            Some(row) if row != method => problems.push(format!(
-                "fix    {}   (the table says: {})",
-                method.row(),
-                row.row()
+            None => problems.push(format!("add    `{name}` to `{}`", method.file)),
+            Some(file) if *file != method.file => problems.push(format!(
+                "move   `{name}` to `{}`   (the table says: `{file}`)",
+                method.file
             )),
             Some(_) => {}
         }
     }
-    for (name, row) in &listed {
+    for (name, file) in &listed {
         if !methods.contains_key(name) {
-            problems.push(format!("remove {}   (no such method any more)", row.row()));
+            problems.push(format!(
+                "remove `{name}` from `{file}`   (no such method any more)"
+            ));
         }
     }
     assert!(
@@ -791,11 +803,12 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
     assert_eq!(found, expected.map(|(n, v)| (n.to_owned(), v.to_owned())));
     let mut problems = Vec::new();
     let rows = index_rows(
-        "| method | visibility | file |\n| `run` | pub | `f.rs` |\n| `run` | pub | `g.rs` |",
+        "| file | methods |\n| `f.rs` | `run`, `Schedule::time` |\n| `g.rs` | `run` |",
         &mut problems,
     );
-    assert_eq!(rows["run"].file, "f.rs");
-    assert_eq!(problems, ["remove the second row of `run`"]);
+    assert_eq!(rows["run"], "f.rs");
+    assert_eq!(rows["Schedule::time"], "f.rs");
+    assert_eq!(problems, ["remove the second `run`"]);
 }
 
 #[test]
