@@ -882,9 +882,14 @@ const STAGE5_LOOP_SEAMS: &[(&str, &str)] = &[
         "address",
         "`Task.__step`'s `get_loop() is not self._loop` check",
     ),
+    ("register_task", "`Task.__init__`'s `_register_task(self)`"),
     (
-        "tasks",
-        "`tasks._register_task`, `_unregister_task`: the live tasks",
+        "unregister_task",
+        "`_unregister_task`, when the task is done",
+    ),
+    (
+        "task",
+        "a waker's task, found by its key (asyncio's `__wakeup` holds it)",
     ),
     (
         "call_soon_step",

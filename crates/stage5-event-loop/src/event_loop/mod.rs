@@ -56,7 +56,7 @@ use scaffold::Clock;
 use crate::errors::Error;
 use crate::events::handle;
 use crate::io_driver::driver::IoDriver;
-use crate::parts::registry::TaskRegistry;
+use crate::parts::registry::{Step, TaskKey, TaskRegistry};
 
 pub(crate) mod timers;
 
@@ -221,9 +221,30 @@ impl EventLoop {
         }
     }
 
-    /// The live tasks' table (chapter 6), for `create_task` and the wakers.
-    pub(crate) fn tasks(&self) -> &RefCell<TaskRegistry<EventLoop>> {
-        &self.inner.tasks
+    /// Enter a new task in the live tasks' table (chapter 6; asyncio's `_register_task`):
+    /// `make` builds it from its number and its key, under one borrow of the table, so
+    /// no other task can take the key meanwhile.
+    pub(crate) fn register_task<S: Step<EventLoop> + 'static>(
+        &self,
+        make: impl FnOnce(u64, TaskKey) -> Rc<S>,
+    ) -> Rc<S> {
+        let mut tasks = self.inner.tasks.borrow_mut();
+        let (id, key) = (tasks.next_id(), tasks.vacant_key());
+        let task = make(id, key);
+        let inserted = tasks.insert(task.clone());
+        debug_assert_eq!(inserted, key);
+        task
+    }
+
+    /// Take the task under `key` out of the table (asyncio's `_unregister_task`), for the
+    /// caller to drop once no borrow is held.
+    pub(crate) fn unregister_task(&self, key: TaskKey) -> Option<Rc<dyn Step<EventLoop>>> {
+        self.inner.tasks.borrow_mut().remove(key)
+    }
+
+    /// The live task under `key`, if any (what a waker wakes).
+    pub(crate) fn task(&self, key: TaskKey) -> Option<Rc<dyn Step<EventLoop>>> {
+        self.inner.tasks.borrow().get(key).cloned()
     }
 }
 

@@ -33,6 +33,6 @@ impl EventLoop {
 
     /// How many tasks are alive (created, not finished).
     pub fn task_count(&self) -> usize {
-        self.tasks().borrow().len()
+        self.inner.tasks.borrow().len()
     }
 }

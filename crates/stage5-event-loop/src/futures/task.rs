@@ -115,22 +115,20 @@ impl<T: 'static> Task<T> {
         F: std::future::Future<Output = Result<T, Error>> + 'static,
     {
         let result = Future::new(lp);
-        let mut tasks = lp.tasks().borrow_mut();
-        // Made under one borrow of the table: no other task can take the key meanwhile.
-        let (id, key) = (tasks.next_id(), tasks.vacant_key());
-        let core = Rc::new(TaskCore {
-            id,
-            key,
-            scheduled: Cell::new(false),
-            cancel_requested: Cell::new(false),
-            last_await: LastAwait::default(),
-            waker: TaskWaker::waker(lp, key),
-            future: Cell::new(Some(Box::pin(future))),
-            result: result.clone(),
+        // In the loop's table of live tasks (`_register_task`), by a key its waker holds.
+        let core = lp.register_task(|id, key| {
+            Rc::new(TaskCore {
+                id,
+                key,
+                scheduled: Cell::new(false),
+                cancel_requested: Cell::new(false),
+                last_await: LastAwait::default(),
+                waker: TaskWaker::waker(lp, key),
+                future: Cell::new(Some(Box::pin(future))),
+                result: result.clone(),
+            })
         });
-        let inserted = tasks.insert(core.clone());
-        debug_assert_eq!(inserted, key);
-        drop(tasks);
+        let id = core.id;
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
         result.set_canceller(Canceller::Task(weak));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
@@ -149,7 +147,7 @@ where
 {
     /// The task is over: take it out of the registry (its waker now wakes nothing).
     fn forget(&self, lp: &EventLoop) {
-        let removed = lp.tasks().borrow_mut().remove(self.key);
+        let removed = lp.unregister_task(self.key);
         drop(removed); // outside the borrow: dropping the task may look at the loop
     }
 

@@ -78,7 +78,7 @@ impl Wake for TaskWaker {
 
 /// Schedule the next step of the task under `key`, if it is still alive.
 fn wake_task(lp: &EventLoop, key: TaskKey) {
-    let task = lp.tasks().borrow().get(key).cloned();
+    let task = lp.task(key);
     if let Some(task) = task {
         schedule_step(lp, task);
     }
