@@ -25,7 +25,7 @@
 //! | [`io_driver`] | the I/O driver, knowing nothing of the loop: `selector`, `io_table`, `self_pipe`, `signal_table`, `transport_fds` | 7, 8 |
 //! | [`event_loop`] | the loop's base: state, timers, `call_*`, `run_once`, lifecycle, exceptions, its calls to the I/O driver | 5 |
 //! | [`futures`] | future, waker, task, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
-//! | [`event_loop::runners`] | the loop's face for futures: `run_until_complete`, `run` | 6 |
+//! | [`event_loop::runners`] | the loop's faces for futures and tasks (with `create_future`, `create_task`): `run_until_complete`, `run` | 6 |
 //! | [`event_loop::io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
 //! | [`transports`] | `Protocol`, `Transport`: buffering, flow control, closing after a flush | 8 |
 //! | [`event_loop::connect`] | the loop's faces for transports: `create_server`, `create_connection` | 8 |
