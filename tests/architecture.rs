@@ -148,74 +148,78 @@ fn each_stage_depends_only_on_earlier_stages() {
 const STAGE5_LAYERS: &[(&str, u32)] = &[
     ("errors", 0),
     ("events::handle", 1),
-    ("parts::selector", 1),
-    ("parts::selector::proactor", 2), // chapter 10: reads the selector's private fields
-    ("parts::selector::errno", 1),
+    ("io_driver::selector", 1),
+    ("io_driver::selector::proactor", 2), // chapter 10: reads the selector's private fields
+    ("io_driver::selector::errno", 1),
     ("parts::registry", 1),
     ("parts::current", 1),
-    ("parts::transport_fds", 1),
+    ("io_driver::transport_fds", 1),
     ("events::handle::repeating", 2), // a child module reads its parent's private fields
     ("events::handle::reused", 2),
     ("event_loop::timers", 2),
-    ("parts::io_table", 2),
-    ("parts::self_pipe", 2),
-    ("parts::signal_table", 2),
-    ("parts::io_table::level", 3),
-    ("parts::io_table::reuse", 3),
-    ("parts::io_table::release", 3),
-    ("parts::io_table::checks", 3),
-    ("parts::io_table::drained", 3),
-    ("parts::io_table::close", 3),
-    ("parts::io_table::listed", 3),
-    ("parts::io_table::invariants", 3),
-    ("event_loop", 3), // the loop's state: event_loop/mod.rs
-    ("event_loop::scheduling", 4),
-    ("event_loop::lifecycle", 4),
-    ("event_loop::exceptions", 4),
-    ("event_loop::selector_loop", 4),
-    ("event_loop::selector_loop::wait_checks", 4), // imports nothing of layer 4
-    ("event_loop::weak", 4),
-    ("event_loop::reuse", 4),
-    ("event_loop::run_once", 5),
-    ("event_loop::run_once::events", 5), // imports neither run_once nor anything of layer 5
-    ("event_loop::inspect", 5),          // imports scheduling's `clamped`; nothing imports it
-    ("futures::future", 6),
-    ("futures::waker", 6),
-    ("futures::future::awaiting", 7), // future.rs's children read its state
-    ("futures::future::canceller", 7),
-    ("futures::future::report", 7),
-    ("futures::task", 7),
-    ("futures::runners", 8),
-    ("futures::sleep", 8),
-    ("futures::queue", 8),
-    ("futures::combinators", 8),
-    ("futures::first_of", 8),
-    ("futures::timeout", 9), // built on layer 8's first_of and sleep
-    ("io::readers", 9),
-    ("io::threads", 9),
-    ("io::signals", 9),
-    ("io::sockets", 9),
-    ("io::server", 9),
-    ("bridge", 10),
-    ("events", 11), // folders' mod.rs: they only declare their modules
-    ("parts", 11),
-    ("futures", 11),
-    ("io", 11),
-    // Chapter 8: transports and streams. The registry is low, for `add_reader` to ask it.
+    ("io_driver::io_table", 2),
+    ("io_driver::self_pipe", 2),
+    ("io_driver::signal_table", 2),
+    ("io_driver::io_table::level", 3),
+    ("io_driver::io_table::reuse", 3),
+    ("io_driver::io_table::release", 3),
+    ("io_driver::io_table::checks", 3),
+    ("io_driver::io_table::drained", 3),
+    ("io_driver::io_table::close", 3),
+    ("io_driver::io_table::listed", 3),
+    ("io_driver::io_table::invariants", 3),
+    ("io_driver::driver", 3),              // the parts above, owned together
+    ("io_driver::driver::wait_checks", 4), // reads the driver's private fields
+    ("event_loop", 4),                     // the loop's state: event_loop/mod.rs
+    ("event_loop::scheduling", 5),
+    ("event_loop::running", 5),
+    ("event_loop::exceptions", 5),
+    ("event_loop::selector_loop", 5),
+    ("event_loop::weak", 5),
+    ("event_loop::reuse", 5),
+    ("event_loop::run_once", 6),
+    ("event_loop::run_once::events", 6), // imports neither run_once nor anything of layer 6
+    ("event_loop::inspect", 6),          // imports scheduling's `clamped`; nothing imports it
+    ("event_loop::lifecycle", 7),        // calls run_once's run_once_inner
+    ("futures::future", 7),
+    ("futures::waker", 7),
+    ("futures::future::awaiting", 8), // future.rs's children read its state
+    ("futures::future::canceller", 8),
+    ("futures::future::report", 8),
+    ("futures::task", 8),
+    ("event_loop::runners", 9), // a face of the loop: run_until_complete, run
+    ("event_loop::tasks", 9),   // create_future, create_task
+    ("futures::sleep", 9),
+    ("futures::queue", 9),
+    ("futures::combinators", 9),
+    ("futures::first_of", 9),
+    ("futures::timeout", 10),        // built on layer 9's first_of and sleep
+    ("event_loop::io::readers", 10), // chapter 7's faces of the loop
+    ("event_loop::io::threads", 10),
+    ("event_loop::io::signals", 10),
+    ("event_loop::io::sockets", 10),
+    ("event_loop::io::server", 10),
+    ("event_loop::bridge", 14), // stages 1 to 4's traits on the loop
+    ("events", 12),             // folders' mod.rs: they only declare their modules
+    ("parts", 12),
+    ("io_driver", 12),
+    ("futures", 12),
+    ("event_loop::io", 12),
+    // Chapter 8: transports and streams.
     ("transports::flow_control", 1),
-    ("transports::transport", 9),
-    ("transports::transport::reading", 10),
-    ("transports::transport::writing", 10),
-    ("transports::transport::info", 10),
-    ("transports::connect", 11),
-    ("transports", 12),
+    ("transports::transport", 10),
+    ("transports::transport::reading", 11),
+    ("transports::transport::writing", 11),
+    ("transports::transport::info", 11),
+    ("event_loop::connect", 12), // chapter 8's faces of the loop
+    ("transports", 13),
     ("streams::errors", 1),
-    ("streams::reader", 10),
-    ("streams::reader::reads", 11),
-    ("streams::drain", 9),
-    ("streams::writer", 11),
-    ("streams::protocol", 12),
-    ("streams", 13),
+    ("streams::reader", 11),
+    ("streams::reader::reads", 12),
+    ("streams::drain", 10),
+    ("streams::writer", 12),
+    ("streams::protocol", 13),
+    ("streams", 14),
 ];
 // ANCHOR_END: layers
 
@@ -333,29 +337,41 @@ fn stage5_modules_import_only_downward() {
 }
 
 // ANCHOR: folders
-/// Stage 5's folders (and the files beside them, `errors.rs`, `bridge.rs`), bottom up, as
-/// ARCHITECTURE.md lists them: a module imports only from its own folder or an earlier one.
+/// Stage 5's folders (and the file beside them, `errors.rs`), bottom up, as ARCHITECTURE.md
+/// lists them: a module imports only from its own folder or an earlier one. The loop's
+/// base is low and its faces high, as asyncio's loop classes sit below its futures and
+/// tasks while their `create_task`, `sock_recv` and `create_server` use them: a face of
+/// the loop, in `event_loop/`, is named by its own path, and a module is in the longest
+/// entry its path starts with.
 const STAGE5_FOLDERS: &[&str] = &[
     "errors",
     "events",
     "parts",
-    "event_loop",
+    "io_driver",
+    "event_loop", // the base: state, call_*, timers, run_once, lifecycle, the driver's calls
     "futures",
-    "io",
+    "event_loop::tasks",   // the faces chapter 6 adds: create_future, create_task
+    "event_loop::runners", // run_until_complete, run
+    "event_loop::io",      // chapter 7's: readers, threads, signals, sockets, server
     "transports",
+    "event_loop::connect", // chapter 8's: create_server, create_connection
     "streams",
-    "bridge",
+    "event_loop::bridge", // stages 1 to 4's traits on the loop
 ];
 // ANCHOR_END: folders
 
+/// The entry of [`STAGE5_FOLDERS`] that module path `path` is in: the longest it starts with.
+fn folder_of(path: &str) -> Option<usize> {
+    let within = |f: &str| path == f || path.starts_with(&format!("{f}::"));
+    (0..STAGE5_FOLDERS.len())
+        .filter(|&i| within(STAGE5_FOLDERS[i]))
+        .max_by_key(|&i| STAGE5_FOLDERS[i].len())
+}
+
 /// The imports in `code`, of module `module`, that reach a folder later in
-/// [`STAGE5_FOLDERS`] than the module's own (a module's folder is the first segment of its
-/// path), or no folder at all.
+/// [`STAGE5_FOLDERS`] than the module's own ([`folder_of`]), or no folder at all.
 fn upward_folder_imports(module: &str, code: &str) -> Vec<String> {
-    let folder = |path: &str| {
-        let first = path.split("::").next().unwrap_or_default();
-        STAGE5_FOLDERS.iter().position(|f| *f == first)
-    };
+    let folder = folder_of;
     let Some(own) = folder(module) else {
         return vec![format!("{module} is in no folder of STAGE5_FOLDERS")];
     };
@@ -387,23 +403,42 @@ fn stage5_folders_import_only_from_folders_below() {
 
 #[test]
 fn the_folder_check_refuses_an_upward_import() {
-    // A part that named the loop would make `parts/` import from `event_loop/`, above it.
+    // A part that named the loop would make `io_driver/` import from `event_loop/`, above it.
     let code = "use crate::events::handle::Handle;\nuse crate::event_loop::EventLoop;";
     assert_eq!(
-        upward_folder_imports("parts::io_table", code),
-        ["parts::io_table (in parts) imports event_loop::EventLoop (in event_loop)"]
+        upward_folder_imports("io_driver::io_table", code),
+        ["io_driver::io_table (in io_driver) imports event_loop::EventLoop (in event_loop)"]
     );
     // The same import is fine from a folder above the loop, and from the loop itself.
-    assert!(upward_folder_imports("io::sockets", code).is_empty());
+    assert!(upward_folder_imports("event_loop::io::sockets", code).is_empty());
     assert!(upward_folder_imports("event_loop::run_once", code).is_empty());
+    // The loop's base is below futures; its faces are above them.
+    let code = "use crate::futures::future::Future;";
+    assert_eq!(
+        upward_folder_imports("event_loop::run_once", code),
+        ["event_loop::run_once (in event_loop) imports futures::future::Future (in futures)"]
+    );
+    assert!(upward_folder_imports("event_loop::io::sockets", code).is_empty());
+    assert_eq!(
+        upward_folder_imports(
+            "event_loop::io::sockets",
+            "use crate::event_loop::connect::bind;"
+        ),
+        [
+            "event_loop::io::sockets (in event_loop::io) imports event_loop::connect::bind (in event_loop::connect)"
+        ]
+    );
     // Through `super::`, and in a group.
     assert_eq!(
         upward_folder_imports("events", "use super::futures::Future;"),
         ["events (in events) imports futures::Future (in futures)"]
     );
     assert_eq!(
-        upward_folder_imports("parts", "use crate::{errors::Error, io::sockets::Done};"),
-        ["parts (in parts) imports io::sockets::Done (in io)"]
+        upward_folder_imports(
+            "parts",
+            "use crate::{errors::Error, event_loop::io::sockets::Done};"
+        ),
+        ["parts (in parts) imports event_loop::io::sockets::Done (in event_loop::io)"]
     );
     assert_eq!(
         upward_folder_imports("timers", "use crate::errors::Error;"),
@@ -562,12 +597,13 @@ fn fn_item(item: &str) -> Option<(String, String)> {
     Some((visibility, rest[..end].to_owned()))
 }
 
-/// Every method of every `impl ... EventLoop` block in `code` (rustfmt's layout: an item
-/// of the block is indented four spaces more than its `impl`, which its `}` closes at the
-/// same indentation). Trait methods are named `Trait::name`, with visibility `trait`.
-fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
+/// Every `impl ... EventLoop` block in `code` (rustfmt's layout: an item of the block is
+/// indented four spaces more than its `impl`, which its `}` closes at the same
+/// indentation): the trait it implements (`None` for an inherent impl), its indentation,
+/// and the lines of its body.
+fn event_loop_impls(code: &str) -> Vec<(Option<String>, usize, Vec<&str>)> {
     let lines: Vec<&str> = code.lines().collect();
-    let mut methods = Vec::new();
+    let mut impls = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -589,8 +625,21 @@ fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
         if ty != "EventLoop" {
             continue;
         }
+        let start = i;
         while i < lines.len() && !(indent(lines[i]) == depth && lines[i].trim() == "}") {
-            let item = lines[i];
+            i += 1;
+        }
+        impls.push((tr, depth, lines[start..i].to_vec()));
+    }
+    impls
+}
+
+/// Every method of every `impl ... EventLoop` block in `code`. Trait methods are named
+/// `Trait::name`, with visibility `trait`.
+fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
+    let mut methods = Vec::new();
+    for (tr, depth, body) in event_loop_impls(code) {
+        for item in body {
             if indent(item) == depth + 4
                 && let Some((visibility, name)) = fn_item(item.trim())
             {
@@ -604,7 +653,6 @@ fn event_loop_methods(code: &str, file: &str) -> Vec<Method> {
                     file: file.to_owned(),
                 });
             }
-            i += 1;
         }
     }
     methods
@@ -627,27 +675,39 @@ fn stage5_methods() -> BTreeMap<String, Method> {
 
 const INDEX_BEGIN: &str = "<!-- method index: begin -->";
 const INDEX_END: &str = "<!-- method index: end -->";
-const INDEX_HEADER: &str = "| method | visibility | file |\n| --- | --- | --- |\n";
+const INDEX_HEADER: &str = "| file | methods |\n| --- | --- |\n";
 
-/// The index's rows in `text` (ARCHITECTURE.md), by method name; a name listed twice is a
-/// problem.
-fn index_rows(text: &str, problems: &mut Vec<String>) -> BTreeMap<String, Method> {
+/// The index's table: one row per file of `event_loop/`, its methods' names in order.
+fn index_table(methods: &BTreeMap<String, Method>) -> String {
+    let mut by_file: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for method in methods.values() {
+        let name = format!("`{}`", method.name);
+        by_file.entry(&method.file).or_default().push(name);
+    }
+    let rows: String = by_file
+        .iter()
+        .map(|(file, names)| format!("| `{file}` | {} |\n", names.join(", ")))
+        .collect();
+    format!("{INDEX_HEADER}{rows}")
+}
+
+/// The index's rows in `text` (ARCHITECTURE.md): each method's file, by name; a name
+/// listed twice is a problem.
+fn index_rows(text: &str, problems: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut rows = BTreeMap::new();
     for line in text.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [_, name, visibility, file, _] = cells[..] else {
-            problems.push(format!("not a row of three cells: {line}"));
+        let [_, file, names, _] = cells[..] else {
+            problems.push(format!("not a row of two cells: {line}"));
             continue;
         };
-        let method = Method {
-            name: name.trim_matches('`').to_owned(),
-            visibility: visibility.to_owned(),
-            file: file.trim_matches('`').to_owned(),
-        };
-        if rows.contains_key(&method.name) {
-            problems.push(format!("remove the second row of `{}`", method.name));
-        } else {
-            rows.insert(method.name.clone(), method);
+        let file = file.trim_matches('`');
+        for name in names.split(',').map(|n| n.trim().trim_matches('`')) {
+            if rows.contains_key(name) {
+                problems.push(format!("remove the second `{name}`"));
+            } else {
+                rows.insert(name.to_owned(), file.to_owned());
+            }
         }
     }
     rows
@@ -662,8 +722,7 @@ fn the_method_index_in_architecture_md_is_true() {
     };
     let methods = stage5_methods();
     assert!(methods.len() > 50, "found only {methods:#?}");
-    let table: String = methods.values().map(|m| m.row() + "\n").collect();
-    let table = format!("{INDEX_HEADER}{table}");
+    let table = index_table(&methods);
     if std::env::var_os("PRINT_METHOD_INDEX").is_some() {
         println!("{table}");
     }
@@ -677,18 +736,19 @@ fn the_method_index_in_architecture_md_is_true() {
     let listed = index_rows(&text[begin..end], &mut problems);
     for (name, method) in &methods {
         match listed.get(name) {
-            None => problems.push(format!("add    {}", method.row())),
-            Some(row) if row != method => problems.push(format!(
-                "fix    {}   (the table says: {})",
-                method.row(),
-                row.row()
+            None => problems.push(format!("add    `{name}` to `{}`", method.file)),
+            Some(file) if *file != method.file => problems.push(format!(
+                "move   `{name}` to `{}`   (the table says: `{file}`)",
+                method.file
             )),
             Some(_) => {}
         }
     }
-    for (name, row) in &listed {
+    for (name, file) in &listed {
         if !methods.contains_key(name) {
-            problems.push(format!("remove {}   (no such method any more)", row.row()));
+            problems.push(format!(
+                "remove `{name}` from `{file}`   (no such method any more)"
+            ));
         }
     }
     assert!(
@@ -743,11 +803,212 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
     assert_eq!(found, expected.map(|(n, v)| (n.to_owned(), v.to_owned())));
     let mut problems = Vec::new();
     let rows = index_rows(
-        "| method | visibility | file |\n| `run` | pub | `f.rs` |\n| `run` | pub | `g.rs` |",
+        "| file | methods |\n| `f.rs` | `run`, `Schedule::time` |\n| `g.rs` | `run` |",
         &mut problems,
     );
-    assert_eq!(rows["run"].file, "f.rs");
-    assert_eq!(problems, ["remove the second row of `run`"]);
+    assert_eq!(rows["run"], "f.rs");
+    assert_eq!(rows["Schedule::time"], "f.rs");
+    assert_eq!(problems, ["remove the second `run`"]);
+}
+
+#[test]
+fn every_method_of_event_loop_is_in_event_loop() {
+    // As asyncio's loop methods are in its loop classes: futures, tasks, transports and
+    // streams are types that call the loop, and add no method to it.
+    let outside: Vec<String> = stage5_methods()
+        .into_values()
+        .filter(|m| !m.file.starts_with("event_loop/"))
+        .map(|m| m.row())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "methods of EventLoop outside event_loop/ (move them there, and call the type they build):\n{}",
+        outside.join("\n")
+    );
+}
+
+/// The names of `EventLoop`'s methods (`methods`) that `code` calls: `lp.name(` anywhere
+/// (`lp` is what stage 5 calls a loop it is handed), and `self.name(` inside an `impl
+/// EventLoop` block. Comments are left out; a call through another name is not seen.
+fn loop_calls(code: &str, methods: &BTreeMap<String, Method>) -> BTreeSet<String> {
+    let code: String = code
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut calls = BTreeSet::new();
+    let mut scan = |text: &str, receiver: &str| {
+        let needle = format!("{receiver}.");
+        let mut rest = text;
+        while let Some(i) = rest.find(&needle) {
+            let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+            let boundary = rest[..i].chars().next_back().is_none_or(|c| !word(c));
+            let after = &rest[i + needle.len()..];
+            let end = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let (name, next) = after.split_at(end);
+            let called = next.starts_with('(') || next.starts_with("::<");
+            if boundary && called && methods.contains_key(name) {
+                calls.insert(name.to_owned());
+            }
+            rest = next;
+        }
+    };
+    scan(&code, "lp");
+    for (_, _, body) in event_loop_impls(&code) {
+        scan(&body.join("\n"), "self");
+    }
+    calls
+}
+
+/// The module a file of stage 5's `src/` is: `event_loop/io/sockets.rs` is
+/// `event_loop::io::sockets`, `event_loop/mod.rs` is `event_loop`.
+fn module_of_file(file: &str) -> String {
+    let path = file.trim_end_matches(".rs").trim_end_matches("/mod");
+    path.replace('/', "::")
+}
+
+/// The loop's methods that are not `pub` and that the types outside `event_loop/` may call
+/// all the same, each with what asyncio's types reach in its loop for the same thing
+/// (asyncio's futures and tasks call its loop's public methods, and its transports a few
+/// underscored ones: `_add_reader`, `_remove_reader`, `_transports`).
+const STAGE5_LOOP_SEAMS: &[(&str, &str)] = &[
+    (
+        "downgrade",
+        "a future's, a task's, a transport's `_loop`, held weakly",
+    ),
+    (
+        "address",
+        "`Task.__step`'s `get_loop() is not self._loop` check",
+    ),
+    ("register_task", "`Task.__init__`'s `_register_task(self)`"),
+    (
+        "unregister_task",
+        "`_unregister_task`, when the task is done",
+    ),
+    (
+        "task",
+        "a waker's task, found by its key (asyncio's `__wakeup` holds it)",
+    ),
+    (
+        "call_soon_step",
+        "`Task`'s `loop.call_soon(self.__step)`, its handle reused",
+    ),
+    (
+        "remote",
+        "a waker's `call_soon_threadsafe`, from another thread",
+    ),
+    (
+        "add_callback_waiter",
+        "a transport's `_loop._add_reader`, `_add_writer`",
+    ),
+    (
+        "remove_callback_waiter",
+        "a transport's `_loop._remove_reader`, `_remove_writer`",
+    ),
+    (
+        "attach_transport",
+        "`_SelectorTransport.__init__`: `_loop._transports[fd] = self`",
+    ),
+    (
+        "detach_transport",
+        "`_call_connection_lost`: the fd leaves `_loop._transports`",
+    ),
+    (
+        "forget_fd",
+        "not asyncio's: a new socket's number, forgotten by the table",
+    ),
+    (
+        "would_block",
+        "not asyncio's: level-triggered on edge-triggered epoll",
+    ),
+    ("read_short", "not asyncio's: the same, after a short read"),
+    ("with_scratch", "not asyncio's: the loop's one read buffer"),
+];
+
+/// What is wrong with the calls of the loop's methods in `code`, module `module`'s: a call
+/// of a method defined in a higher layer than the caller's, and, from outside
+/// `event_loop/`, a call of a method that is neither `pub` nor one of
+/// [`STAGE5_LOOP_SEAMS`].
+fn call_problems(
+    module: &str,
+    code: &str,
+    layers: &BTreeMap<&str, u32>,
+    methods: &BTreeMap<String, Method>,
+) -> Vec<String> {
+    let layer = layers[module];
+    let mut problems = Vec::new();
+    for name in loop_calls(code, methods) {
+        let method = &methods[&name];
+        let target = module_of_file(&method.file);
+        let above = layers[target.as_str()];
+        if target != module && above > layer {
+            problems.push(format!(
+                "{module} (layer {layer}) calls `{name}` of {target} (layer {above})"
+            ));
+        }
+        let seam = STAGE5_LOOP_SEAMS.iter().any(|(seam, _)| *seam == name);
+        if !module.starts_with("event_loop") && method.visibility != "pub" && !seam {
+            problems.push(format!(
+                "{module} calls `{name}`, {} in {target}: outside event_loop/, call the loop's pub methods (or its seams)",
+                method.visibility
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn stage5_calls_of_the_loop_go_downward_and_through_its_public_methods() {
+    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+    let methods = stage5_methods();
+    let modules = stage5_modules();
+    let calls: usize = modules
+        .iter()
+        .map(|(_, code)| loop_calls(code, &methods).len())
+        .sum();
+    assert!(calls > 100, "the call parser found only {calls} calls");
+    for (seam, _) in STAGE5_LOOP_SEAMS {
+        let method = methods.get(*seam).map(|m| m.visibility.as_str());
+        assert!(
+            method.is_some_and(|v| v != "pub"),
+            "`{seam}` is no method of the loop that needs a seam: remove it from STAGE5_LOOP_SEAMS"
+        );
+    }
+    let problems: Vec<String> = modules
+        .iter()
+        .flat_map(|(module, code)| call_problems(module, code, &layers, &methods))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "calls of the loop's methods that go up, or past its public face:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_call_check_refuses_a_call_up_and_one_past_the_public_face() {
+    let layers: BTreeMap<&str, u32> = STAGE5_LAYERS.iter().copied().collect();
+    let methods = stage5_methods();
+    // `call_soon` (layer 5) calling `run_forever` (lifecycle.rs, layer 7): a call up.
+    let up = "impl EventLoop {\n    fn f(&self) {\n        self.run_forever(); // x\n    }\n}";
+    assert_eq!(
+        call_problems("event_loop::scheduling", up, &layers, &methods),
+        ["event_loop::scheduling (layer 5) calls `run_forever` of event_loop::lifecycle (layer 7)"]
+    );
+    // A task running the loop's batch itself: down, but past the loop's public face.
+    let past =
+        "fn step(lp: &EventLoop) { lp.run_once_inner(); lp.call_soon(f); lp.call_soon_step(s); }";
+    assert_eq!(
+        call_problems("futures::task", past, &layers, &methods),
+        [
+            "futures::task calls `run_once_inner`, pub(super) in event_loop::run_once: outside event_loop/, call the loop's pub methods (or its seams)"
+        ]
+    );
+    // What is not a call of the loop's is not seen: a comment, another receiver, a field.
+    let not_calls = "// lp.run_forever()\nfn f(t: &T, lp: &L) { t.run_forever(); lp.inner.run_once_inner(); flp.stop(); }";
+    assert!(loop_calls(not_calls, &methods).is_empty());
 }
 
 /// Stage 5's thread-locals: each is this thread's own (a counter, a flag, the running step,
@@ -755,7 +1016,7 @@ impl Call<EventLoop> for dyn Step<EventLoop> {
 /// is a field of that loop, as asyncio's `self._transports` is.
 const STAGE5_THREAD_LOCALS: &[&str] = &[
     "crates/stage5-event-loop/src/errors.rs: CATCHING",
-    "crates/stage5-event-loop/src/event_loop/lifecycle.rs: RUNNING_HERE",
+    "crates/stage5-event-loop/src/event_loop/running.rs: RUNNING_HERE",
     "crates/stage5-event-loop/src/event_loop/weak.rs: LOOPS",
     "crates/stage5-event-loop/src/parts/current.rs: STEP",
 ];

@@ -21,18 +21,25 @@
 //! | --- | --- | --- |
 //! | [`errors`] | `Error`, `catch` | 5 |
 //! | [`events`] | `handle`: asyncio's `events.py`, `Handle`, `TimerHandle` | 5 |
-//! | [`parts`] | what the loop owns and knows nothing of it: `selector`, `io_table`, `self_pipe`, `signal_table`, `registry`, `current` | 5, 6, 7 |
-//! | [`event_loop`] | state, timers, `call_*`, `run_once`, lifecycle, exceptions, its selector half | 5 |
-//! | [`futures`] | future, waker, task, runners, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
-//! | [`io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
-//! | [`transports`] | `Protocol`, `Transport`: buffering, flow control, closing after a flush; `create_server` | 8 |
+//! | [`parts`] | what the loop owns for its tasks and knows nothing of it: `registry`, `current` | 6 |
+//! | [`io_driver`] | the I/O driver, knowing nothing of the loop: `selector`, `io_table`, `self_pipe`, `signal_table`, `transport_fds` | 7, 8 |
+//! | [`event_loop`] | the loop's base: state, timers, `call_*`, `run_once`, lifecycle, exceptions, its calls to the I/O driver | 5 |
+//! | [`futures`] | future, waker, task, sleep, queue, combinators, `first_of`, `timeout` | 6, 7 |
+//! | [`event_loop::runners`] | the loop's faces for futures and tasks (with `create_future`, `create_task`): `run_until_complete`, `run` | 6 |
+//! | [`event_loop::io`] | the loop's faces: readers, threads, signals, sockets, server | 7 |
+//! | [`transports`] | `Protocol`, `Transport`: buffering, flow control, closing after a flush | 8 |
+//! | [`event_loop::connect`] | the loop's faces for transports: `create_server`, `create_connection` | 8 |
 //! | [`streams`] | `StreamReader`, `StreamWriter`, `start_server`, `open_connection` | 8 |
-//! | [`bridge`] | stages 1 to 4's traits on this loop | 5 |
+//! | [`event_loop::bridge`] | stages 1 to 4's traits on this loop | 5 |
+//!
+//! Every method of [`EventLoop`] is in `event_loop/`, as asyncio's are in its loop classes:
+//! the base below the futures, the faces that make tasks, sockets and transports above
+//! them.
 //!
 //! What it reuses: stage 1's `Schedule` trait and `TimerHeap` (the loop's timer heap is
 //! stage 1's, tie-breaker included); stage 4's `Interest` and its `WaitIo` trait; the clock,
 //! console and options of the `scaffold` crate beneath every stage. The loop implements
-//! `Schedule` and `WaitIo` ([`bridge`]), so stage 3's `Task`, stage 2's `sleep` and
+//! `Schedule` and `WaitIo` ([`event_loop::bridge`]), so stage 3's `Task`, stage 2's `sleep` and
 //! `AsyncQueue` and stage 4's `recv`/`send`/`accept` run on it unchanged; chapter 5 shows
 //! that once `run_once` is known.
 
@@ -55,17 +62,20 @@ macro_rules! loop_trace {
     };
 }
 
-pub mod bridge;
 pub mod errors;
 pub mod event_loop;
 pub mod events;
 pub mod futures;
-pub mod io;
+pub mod io_driver;
 pub mod parts;
 pub mod streams;
 pub mod transports;
 
 pub use errors::{Error, QueueFull};
+pub use event_loop::io::server::{ACCEPT_RETRY_DELAY, Server};
+pub use event_loop::io::signals::hold_signal;
+pub use event_loop::io::threads::LoopHandle;
+pub use event_loop::runners::run;
 pub use event_loop::{
     EventLoop, ExceptionContext, ExceptionHandler, Handle, Level, Logger, TimerHandle,
 };
@@ -73,14 +83,10 @@ pub use futures::combinators::{gather, wait_for};
 pub use futures::first_of::{First, first_of};
 pub use futures::future::{CallbackId, Future};
 pub use futures::queue::Queue;
-pub use futures::runners::run;
 pub use futures::sleep::{Sleep, sleep};
 pub use futures::task::Task;
 pub use futures::timeout::timeout;
-pub use io::server::{ACCEPT_RETRY_DELAY, Server};
-pub use io::signals::hold_signal;
-pub use io::threads::LoopHandle;
-pub use parts::selector::{Proactor, SelectorStats, Wait, WaitAround, Waited};
+pub use io_driver::selector::{Proactor, SelectorStats, Wait, WaitAround, Waited};
 pub use stage4::Interest;
 pub use streams::{
     IncompleteReadError, LimitOverrunError, StreamReader, StreamWriter, open_connection,

@@ -57,8 +57,7 @@ impl Inspect for LoopInner {
         // rather than panicking.
         let ready = self.core.ready.try_borrow().ok()?;
         let scheduled = self.core.scheduled.try_borrow().ok()?;
-        let io = self.io.table.try_borrow().ok()?;
-        let signals = self.io.signals.try_borrow().ok()?;
+        let (io, signals) = self.io.try_tables()?;
         let timers = scheduled.iter().map(|(handle, when, seq)| Timer {
             due: clamped(when),
             seq,

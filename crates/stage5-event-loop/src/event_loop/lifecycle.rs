@@ -13,17 +13,50 @@
 //! closed, which drops the tasks and callbacks that hold clones of the loop, and with them
 //! the cycle that would otherwise keep the loop and its descriptors alive for ever.
 //!
+//! The loop is made here too (`new`, `with_clock`, `try_with_clock`), from the state
+//! `mod.rs` assembles; the guard that marks it running is `running.rs`.
+//!
 //! What changed since stage 4: stage 4's `run` ended when nothing was left to do; this
 //! loop runs until told to stop, and can be run again afterwards.
 
-use std::cell::Cell;
+use std::fmt;
+use std::rc::Rc;
+
+use scaffold::{Clock, RealClock};
 
 use crate::errors::Error;
+use crate::event_loop::running::Running;
 use crate::event_loop::{EventLoop, ExceptionContext, Handle};
-use crate::parts::io_table::Waiter;
-use crate::parts::self_pipe::Remote;
+use crate::io_driver::io_table::Waiter;
+use crate::io_driver::self_pipe::Remote;
 
 impl EventLoop {
+    /// A loop on the real clock.
+    pub fn new() -> EventLoop {
+        EventLoop::with_clock(RealClock::new())
+    }
+
+    /// A loop on `clock`.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system refuses a selector (epoll/kqueue) or the self-pipe, for
+    /// instance because the process is out of file descriptors. [`EventLoop::try_with_clock`]
+    /// returns that error instead.
+    pub fn with_clock(clock: Rc<dyn Clock>) -> EventLoop {
+        EventLoop::try_with_clock(clock).expect("cannot create the event loop")
+    }
+
+    /// A loop on `clock`, or the operating system's reason why not: its state
+    /// (`mod.rs`), entered in this thread's list of loops (`weak.rs`), its self-pipe
+    /// watched (`selector_loop.rs`).
+    pub fn try_with_clock(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
+        let lp = EventLoop::assemble(clock)?;
+        lp.live_on_this_thread();
+        lp.watch_self_pipe()?;
+        Ok(lp)
+    }
+
     // ANCHOR: run_forever
     /// Run the loop until [`EventLoop::stop`] is called.
     pub fn run_forever(&self) -> Result<(), Error> {
@@ -78,11 +111,11 @@ impl EventLoop {
         loop_trace!(self, "close()");
         // Chapter 10: a proactor's operations in flight end first (asyncio's
         // `BaseProactorEventLoop.close` closes its proactor before the base loop closes).
-        let proactor = self.inner.io.selector.borrow().proactor();
+        let proactor = self.inner.io.proactor();
         if let Some(proactor) = proactor {
             proactor.close();
         }
-        for item in self.inner.io.remote.close() {
+        for item in self.inner.io.remote().close() {
             if let Remote::Call(callback) = item {
                 self.run_handle(&Handle::new(self.next_handle_id(), None, callback));
             }
@@ -95,7 +128,7 @@ impl EventLoop {
         let timers = self.inner.core.scheduled.borrow_mut().take_all();
         let tasks = self.inner.tasks.borrow_mut().take_all();
         let steps = self.clear_step_handles();
-        let waiters = self.clear_io();
+        let waiters = self.inner.io.clear();
         for task in &tasks {
             self.call_exception_handler(&ExceptionContext {
                 message: "Task was destroyed but it is pending!".into(),
@@ -140,60 +173,21 @@ impl Drop for EventLoop {
 }
 // ANCHOR_END: owner
 
-/// Marks the loop running for as long as it lives; on the way out (even by a panic of the
-/// loop's own), clears `running` and `stopping`, as `run_forever`'s `finally` does.
-pub(super) struct Running<'a> {
-    lp: &'a EventLoop,
-    clear_stopping: bool,
-}
-
-impl<'a> Running<'a> {
-    /// For `run_forever`: fails if the loop already runs.
-    pub(super) fn enter(lp: &'a EventLoop) -> Result<Running<'a>, Error> {
-        Running::start(lp, true)
-    }
-
-    /// For a lone `run_once`: a `stop()` it sees is left for the next `run_forever`.
-    pub(super) fn enter_once(lp: &'a EventLoop) -> Result<Running<'a>, Error> {
-        Running::start(lp, false)
-    }
-
-    fn start(lp: &'a EventLoop, clear_stopping: bool) -> Result<Running<'a>, Error> {
-        lp.check_running()?;
-        RUNNING_HERE.set(std::process::id());
-        lp.inner.state.running.set(true);
-        Ok(Running { lp, clear_stopping })
+impl Default for EventLoop {
+    fn default() -> Self {
+        EventLoop::new()
     }
 }
 
-impl EventLoop {
-    /// asyncio's `_check_running`: fails if this loop runs already, or another loop runs
-    /// on this thread (whose callback this is: running here would block that loop).
-    pub(crate) fn check_running(&self) -> Result<(), Error> {
-        if self.inner.state.running.get() {
-            Err(Error::AlreadyRunning)
-        } else if RUNNING_HERE.get() == std::process::id() {
-            Err(Error::AnotherLoopRunning)
-        } else {
-            Ok(())
-        }
-    }
-}
-
-thread_local! {
-    /// The process in which a loop runs on this thread, 0 if none (asyncio's
-    /// `events._get_running_loop() is not None`, which also checks the process id: a
-    /// child forked from a running loop's callback has no loop running, and may run one).
-    static RUNNING_HERE: Cell<u32> = const { Cell::new(0) };
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        RUNNING_HERE.set(0);
-        self.lp.inner.state.running.set(false);
-        if self.clear_stopping {
-            self.lp.inner.state.stopping.set(false);
-        }
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "<EventLoop running={} closed={} debug={}>",
+            self.is_running(),
+            self.is_closed(),
+            self.get_debug()
+        )
     }
 }
 

@@ -16,8 +16,8 @@
 //!
 //! - `scheduling.rs`: `call_soon`, `call_later`, `call_at`;
 //! - `exceptions.rs`: the exception handler, the logger, debug mode;
-//! - `selector_loop.rs`: the I/O driver's methods, what chapter 7's readers, sockets,
-//!   threads and signals (and chapter 8's transports) go through;
+//! - `selector_loop.rs`: the loop's calls to its I/O driver (`io_driver/`), what chapter
+//!   7's readers, sockets, threads and signals (and chapter 8's transports) go through;
 //! - `weak.rs`: how futures, tasks and wakers find the loop without owning it;
 //! - `run_once.rs`: the five steps;
 //! - `lifecycle.rs`: `run_forever`, `stop`, `close`;
@@ -27,7 +27,17 @@
 //!   (the introduction's "Watching a run").
 //!
 //! Below them, and knowing nothing of the loop: `timers.rs` here, the handles in `events/`,
-//! and chapter 7's I/O table, self-pipe and signal table in `parts/`.
+//! and chapter 7's I/O table, self-pipe and signal table in `io_driver/`.
+//!
+//! Above the futures and tasks (`futures/`), the loop's faces that make and use them, each
+//! a folder or file of this one, as asyncio's are methods of its loop classes:
+//!
+//! - `tasks.rs`: `create_future`, `create_task`; `runners.rs`: `run_until_complete`, `run`
+//!   (chapter 6);
+//! - `io/`: `add_reader`, `call_soon_threadsafe`, `add_signal_handler`, `sock_*`,
+//!   `start_serving` (chapter 7);
+//! - `connect.rs`: `create_server`, `create_connection` (chapter 8);
+//! - `bridge.rs`: stages 1 to 4's traits on the loop (chapter 5).
 //!
 //! What changed since stage 4: stage 4's scheduler drained its ready queue to the bottom,
 //! including callbacks added while draining, and checked timers only when it ran dry, so a
@@ -39,28 +49,30 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use scaffold::{Clock, RealClock};
+use scaffold::Clock;
 
 use crate::errors::Error;
 use crate::events::handle;
-use crate::parts::io_table::IoTable;
-use crate::parts::registry::TaskRegistry;
-use crate::parts::selector::Selector;
-use crate::parts::self_pipe::{self, RemoteQueue, SelfPipe};
-use crate::parts::signal_table::SignalTable;
-use crate::parts::transport_fds::TransportFds;
+use crate::io_driver::driver::IoDriver;
+use crate::parts::registry::{Step, TaskKey, TaskRegistry};
 
 pub(crate) mod timers;
+
+// The loop's faces, above futures/ (and connect.rs above transports/).
+pub mod bridge;
+pub mod connect;
+pub mod io;
+pub mod runners;
+mod tasks;
 
 mod exceptions;
 mod inspect;
 mod lifecycle;
 mod reuse;
 mod run_once;
+mod running;
 mod scheduling;
 mod selector_loop;
 pub(crate) mod weak;
@@ -127,43 +139,16 @@ struct LoopInner {
     settings: Settings,
     // ANCHOR_END: state_ch5
     tasks: RefCell<TaskRegistry<EventLoop>>, // chapter 6: live tasks, by waker key
-    io: IoDriver, // chapter 7: selector, I/O table, self-pipe, remote queue, signals
+    io: IoDriver<EventLoop>, // chapter 7: selector, I/O table, self-pipe, signals, transports
     reuse: reuse::Reuse, // not asyncio's: what the loop keeps to allocate less ("Going further")
     running_handle: Cell<Option<scaffold::Id>>, // not asyncio's: for a recording (inspect.rs)
 }
 
-/// The I/O driver (chapters 7 and 8; asyncio's `BaseSelectorEventLoop`): what the
-/// loop's I/O half, `selector_loop.rs`, owns.
-struct IoDriver {
-    selector: RefCell<Selector>,
-    table: RefCell<IoTable<EventLoop>>, // readers and writers, by file descriptor
-    self_pipe: SelfPipe,                // its read end, watched by a reader
-    remote: Arc<RemoteQueue<EventLoop>>, // what other threads touch: queue, write end
-    signals: RefCell<SignalTable<EventLoop>>,
-    transports: RefCell<TransportFds>, // chapter 8: descriptors a transport owns (`_transports`)
-}
-
 impl EventLoop {
-    /// A loop on the real clock.
-    pub fn new() -> EventLoop {
-        EventLoop::with_clock(RealClock::new())
-    }
-
-    /// A loop on `clock`.
-    ///
-    /// # Panics
-    ///
-    /// If the operating system refuses a selector (epoll/kqueue) or the self-pipe, for
-    /// instance because the process is out of file descriptors. [`EventLoop::try_with_clock`]
-    /// returns that error instead.
-    pub fn with_clock(clock: Rc<dyn Clock>) -> EventLoop {
-        EventLoop::try_with_clock(clock).expect("cannot create the event loop")
-    }
-
-    /// A loop on `clock`, or the operating system's reason why not.
-    pub fn try_with_clock(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
-        let selector = Selector::new()?;
-        let (self_pipe, remote) = self_pipe::make_self_pipe()?;
+    /// The loop's state on `clock`, nothing watched yet (`lifecycle.rs`'s `try_with_clock`
+    /// makes it live), or the operating system's reason why not.
+    fn assemble(clock: Rc<dyn Clock>) -> Result<EventLoop, Error> {
+        let io = IoDriver::new()?;
         let inner = Rc::new(LoopInner {
             core: Core {
                 virtual_clock: clock.is_virtual(),
@@ -185,22 +170,12 @@ impl EventLoop {
                 logger: RefCell::new(Rc::new(log_to_stderr)),
             },
             tasks: RefCell::default(),
-            io: IoDriver {
-                selector: RefCell::new(selector),
-                table: RefCell::default(),
-                self_pipe,
-                remote: Arc::new(remote),
-                signals: RefCell::default(),
-                transports: RefCell::default(),
-            },
+            io,
             reuse: reuse::Reuse::default(),
             running_handle: Cell::new(None),
         });
         scaffold::state::watch(&inner); // a recording reads the loop (`inspect.rs`)
-        let lp = EventLoop { inner, owner: true };
-        lp.live_on_this_thread();
-        lp.watch_self_pipe()?;
-        Ok(lp)
+        Ok(EventLoop { inner, owner: true })
     }
 
     /// The clock this loop runs on.
@@ -246,36 +221,36 @@ impl EventLoop {
         }
     }
 
-    /// The live tasks' table (chapter 6), for `create_task` and the wakers.
-    pub(crate) fn tasks(&self) -> &RefCell<TaskRegistry<EventLoop>> {
-        &self.inner.tasks
+    /// Enter a new task in the live tasks' table (chapter 6; asyncio's `_register_task`):
+    /// `make` builds it from its number and its key, under one borrow of the table, so
+    /// no other task can take the key meanwhile.
+    pub(crate) fn register_task<S: Step<EventLoop> + 'static>(
+        &self,
+        make: impl FnOnce(u64, TaskKey) -> Rc<S>,
+    ) -> Rc<S> {
+        let mut tasks = self.inner.tasks.borrow_mut();
+        let (id, key) = (tasks.next_id(), tasks.vacant_key());
+        let task = make(id, key);
+        let inserted = tasks.insert(task.clone());
+        debug_assert_eq!(inserted, key);
+        task
+    }
+
+    /// Take the task under `key` out of the table (asyncio's `_unregister_task`), for the
+    /// caller to drop once no borrow is held.
+    pub(crate) fn unregister_task(&self, key: TaskKey) -> Option<Rc<dyn Step<EventLoop>>> {
+        self.inner.tasks.borrow_mut().remove(key)
+    }
+
+    /// The live task under `key`, if any (what a waker wakes).
+    pub(crate) fn task(&self, key: TaskKey) -> Option<Rc<dyn Step<EventLoop>>> {
+        self.inner.tasks.borrow().get(key).cloned()
     }
 }
 
 impl Drop for LoopInner {
     fn drop(&mut self) {
         self.leave_this_thread();
-        for item in self.io.remote.close() {
-            drop(item); // the loop is gone: nothing can run them
-        }
-        self.io.signals.get_mut().clear();
-    }
-}
-
-impl Default for EventLoop {
-    fn default() -> Self {
-        EventLoop::new()
-    }
-}
-
-impl fmt::Debug for EventLoop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "<EventLoop running={} closed={} debug={}>",
-            self.is_running(),
-            self.is_closed(),
-            self.get_debug()
-        )
+        self.io.shut_down();
     }
 }

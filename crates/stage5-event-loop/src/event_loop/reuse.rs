@@ -27,7 +27,7 @@ use scaffold::{Event, Id};
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
 use crate::events::handle::{Call, Reused};
-use crate::parts::io_table::Ready;
+use crate::io_driver::io_table::Ready;
 use crate::parts::registry::Step;
 
 /// What the loop keeps for reuse: the `reuse` field of its state.

@@ -17,7 +17,7 @@ use std::time::Duration;
 use crate::errors::{Error, catch};
 use scaffold::Event;
 
-use crate::event_loop::lifecycle::Running;
+use crate::event_loop::running::Running;
 use crate::event_loop::scheduling::clamped;
 use crate::event_loop::{EventLoop, Handle, Level};
 
@@ -89,7 +89,7 @@ impl EventLoop {
         let inner = &*self.inner;
         if !inner.core.ready.borrow().is_empty()
             || inner.state.stopping.get()
-            || inner.io.remote.pending()
+            || inner.io.remote().pending()
         {
             return Some(Duration::ZERO);
         }
@@ -111,10 +111,11 @@ impl EventLoop {
     /// real clock asyncio would block forever; on the virtual clock that is a hang in a
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.
     fn select(&self, timeout: Option<Duration>) -> Result<usize, Error> {
-        self.before_select(); // chapter 7: re-arm, release, check waits
+        self.inner.io.before_select(); // chapter 7: re-arm, release, check waits
         // A virtual loop with a timer jumps to it; with nothing to wait for, it fails. With
         // no timer, only the outside world can end the wait: it blocks as the real one does.
-        if self.inner.core.virtual_clock && (timeout.is_some() || !self.watches_anything()) {
+        if self.inner.core.virtual_clock && (timeout.is_some() || !self.inner.io.watches_anything())
+        {
             return self.select_virtual(timeout);
         }
         loop_event!(
@@ -152,7 +153,7 @@ impl EventLoop {
         let mut events = self.select_io(Some(Duration::ZERO))?;
         let mut woke = false;
         // The jump is this clock's sleep: first check the waits (chapter 7).
-        if events == 0 && timeout > Duration::ZERO && self.has_unchecked_waits() {
+        if events == 0 && timeout > Duration::ZERO && self.inner.io.has_unchecked_waits() {
             woke = self.check_all_waits();
             events = self.select_io(Some(Duration::ZERO))?;
         }
@@ -161,6 +162,28 @@ impl EventLoop {
             loop_event!(self, Event::Jump { to: next });
         }
         Ok(events)
+    }
+
+    /// Step 3's `select` for at most `timeout` (`IoDriver::select`: a nap first, then a
+    /// check of the waits not checked yet, before a long sleep).
+    fn select_io(&self, timeout: Option<Duration>) -> std::io::Result<usize> {
+        let clock = &*self.inner.core.clock;
+        self.inner
+            .io
+            .select(timeout, clock, |checked| self.checked_waits(checked))
+    }
+
+    /// Check every wait not checked yet (the loop is about to sleep); true if a task was
+    /// woken.
+    fn check_all_waits(&self) -> bool {
+        self.inner
+            .io
+            .check_all_waits(|checked| self.checked_waits(checked))
+    }
+
+    /// The trace's word on a check before sleeping.
+    fn checked_waits(&self, checked: usize) {
+        loop_trace!(self, "select: checked {checked} waits before sleeping");
     }
 
     // ANCHOR: step4

@@ -19,7 +19,7 @@ use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 use crate::event_loop::{EventLoop, LoopInner};
-use crate::parts::self_pipe::RemoteQueue;
+use crate::io_driver::self_pipe::RemoteQueue;
 
 thread_local! {
     /// The loops living on this thread.
@@ -68,7 +68,7 @@ impl EventLoop {
     pub(crate) fn on_this_thread(remote: &Arc<RemoteQueue<EventLoop>>) -> Option<EventLoop> {
         let found = LOOPS.try_with(|loops| {
             let loops = loops.borrow();
-            let owns = |lp: &EventLoop| Arc::ptr_eq(&lp.inner.io.remote, remote);
+            let owns = |lp: &EventLoop| Arc::ptr_eq(lp.inner.io.remote(), remote);
             loops.iter().filter_map(WeakLoop::upgrade).find(owns)
         });
         // The list is gone only while the thread shuts down: no loop lives there then.

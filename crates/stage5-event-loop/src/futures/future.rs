@@ -271,13 +271,6 @@ impl<T> WeakFuture<T> {
     }
 }
 
-impl EventLoop {
-    /// A new pending future on this loop (asyncio's `loop.create_future()`).
-    pub fn create_future<T: 'static>(&self) -> Future<T> {
-        Future::new(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

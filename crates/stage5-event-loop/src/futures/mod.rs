@@ -5,13 +5,14 @@
 //! that drives a coroutine, one step per `call_soon`. This folder builds them on chapter
 //! 5's loop, bottom up, on two parts below the loop, in [`parts`](crate::parts): the
 //! table of live tasks (`registry`) and the task whose step runs now (`current`).
+//! The loop's methods that make them (`create_future`, `create_task`,
+//! `run_until_complete`) are the loop's, in `event_loop/` above this folder.
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
-//! | [`future`] | `Future<T>`, `create_future` | `futures.Future` |
+//! | [`future`] | `Future<T>` | `futures.Future` |
 //! | `waker` | a task's `Waker`: wake = schedule the next step | `Task.__wakeup` |
-//! | [`task`] | `Task<T>`, `create_task` | `tasks.Task` |
-//! | [`runners`] | `run_until_complete`, `run` | `BaseEventLoop.run_until_complete`, `asyncio.run` |
+//! | [`task`] | `Task<T>`, its steps | `tasks.Task` |
 //! | [`sleep`](mod@sleep) | `sleep` | `tasks.sleep` |
 //! | [`queue`] | `Queue<T>` | `queues.Queue` |
 //! | [`combinators`] | `gather`, `wait_for` | `tasks.gather`, `tasks.wait_for` |
@@ -25,7 +26,6 @@ pub mod combinators;
 pub mod first_of;
 pub mod future;
 pub mod queue;
-pub mod runners;
 pub mod sleep;
 pub mod task;
 pub mod timeout;

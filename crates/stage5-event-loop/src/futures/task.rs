@@ -103,49 +103,41 @@ struct TaskCore<F, T> {
 }
 // ANCHOR_END: core
 
-impl EventLoop {
+impl<T: 'static> Task<T> {
     // ANCHOR: create_task
-    /// Wrap `future` in a task and schedule its first step with `call_soon` (asyncio's: the
-    /// task drives itself). The future returns what a coroutine returns or raises: `Ok` is
-    /// the task's result, `Err` its exception, and `Err(Cancelled)` (what `?` passes on
-    /// from a cancelled future) ends the task cancelled.
-    pub fn create_task<F, T>(&self, future: F) -> Result<Task<T>, Error>
+    /// asyncio's `Task.__init__`, which the loop's `create_task` calls: wrap `future` in a
+    /// task and schedule its first step with `call_soon` (the task drives itself). The
+    /// future returns what a coroutine returns or raises: `Ok` is the task's result, `Err`
+    /// its exception, and `Err(Cancelled)` (what `?` passes on from a cancelled future)
+    /// ends the task cancelled.
+    pub(crate) fn new<F>(lp: &EventLoop, future: F) -> Result<Task<T>, Error>
     where
         F: std::future::Future<Output = Result<T, Error>> + 'static,
-        T: 'static,
     {
-        self.check_closed()?;
-        let result = self.create_future();
-        let mut tasks = self.tasks().borrow_mut();
-        // Made under one borrow of the table: no other task can take the key meanwhile.
-        let (id, key) = (tasks.next_id(), tasks.vacant_key());
-        let core = Rc::new(TaskCore {
-            id,
-            key,
-            scheduled: Cell::new(false),
-            cancel_requested: Cell::new(false),
-            last_await: LastAwait::default(),
-            waker: TaskWaker::waker(self, key),
-            future: Cell::new(Some(Box::pin(future))),
-            result: result.clone(),
+        let result = Future::new(lp);
+        // In the loop's table of live tasks (`_register_task`), by a key its waker holds.
+        let core = lp.register_task(|id, key| {
+            Rc::new(TaskCore {
+                id,
+                key,
+                scheduled: Cell::new(false),
+                cancel_requested: Cell::new(false),
+                last_await: LastAwait::default(),
+                waker: TaskWaker::waker(lp, key),
+                future: Cell::new(Some(Box::pin(future))),
+                result: result.clone(),
+            })
         });
-        let inserted = tasks.insert(core.clone());
-        debug_assert_eq!(inserted, key);
-        drop(tasks);
+        let id = core.id;
         let weak: Weak<dyn Step<EventLoop>> = Rc::downgrade(&core) as _;
         result.set_canceller(Canceller::Task(weak));
         // The first step: `call_soon(self.__step)` at the end of asyncio's `Task.__init__`.
-        loop_event!(self, Event::NewTask { task: Id::Task(id) });
+        loop_event!(lp, Event::NewTask { task: Id::Task(id) });
         core.scheduled.set(true);
-        self.call_soon_step(core)?;
+        lp.call_soon_step(core)?;
         Ok(Task { future: result, id })
     }
     // ANCHOR_END: create_task
-
-    /// How many tasks are alive (created, not finished).
-    pub fn task_count(&self) -> usize {
-        self.tasks().borrow().len()
-    }
 }
 
 impl<F, T> TaskCore<F, T>
@@ -155,7 +147,7 @@ where
 {
     /// The task is over: take it out of the registry (its waker now wakes nothing).
     fn forget(&self, lp: &EventLoop) {
-        let removed = lp.tasks().borrow_mut().remove(self.key);
+        let removed = lp.unregister_task(self.key);
         drop(removed); // outside the borrow: dropping the task may look at the loop
     }
 

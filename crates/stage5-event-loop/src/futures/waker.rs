@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Wake, Waker};
 
 use crate::event_loop::EventLoop;
+use crate::io_driver::self_pipe::{Remote, RemoteQueue};
 use crate::parts::registry::{Step, TaskKey};
-use crate::parts::self_pipe::{Remote, RemoteQueue};
 
 // ANCHOR: waker
 /// A task's waker: `Send + Sync`, so it holds only numbers and the loop's thread-safe
@@ -78,7 +78,7 @@ impl Wake for TaskWaker {
 
 /// Schedule the next step of the task under `key`, if it is still alive.
 fn wake_task(lp: &EventLoop, key: TaskKey) {
-    let task = lp.tasks().borrow().get(key).cloned();
+    let task = lp.task(key);
     if let Some(task) = task {
         schedule_step(lp, task);
     }

@@ -34,7 +34,7 @@ pub use writer::StreamWriter;
 
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
-use crate::io::server::Server;
+use crate::event_loop::io::server::Server;
 use protocol::{ClientConnected, ClientTask, StreamReaderProtocol};
 
 // ANCHOR: start_server
@@ -50,7 +50,7 @@ where
     F: Fn(StreamReader, StreamWriter) -> Fut + 'static,
     Fut: std::future::Future<Output = Result<(), Error>> + 'static,
 {
-    let listener = crate::transports::connect::bind(addr)?;
+    let listener = crate::event_loop::connect::bind(addr)?;
     start_server_on(lp, client_connected, listener, limit).await
 }
 // ANCHOR_END: start_server

@@ -16,17 +16,18 @@
 //! | `info` | addresses, `is_closing`, `is_reading` | `get_extra_info` |
 //! | `reading` | the reader, the end of the stream, pausing it | `_read_ready__data_received`, `pause_reading` |
 //! | `writing` | write, the writer, `write_eof` | `write`, `_write_ready` |
-//! | `parts::transport_fds` | a transport's descriptor is its own (below the `io` faces that ask it) | `_ensure_fd_no_transport` |
-//! | [`connect`] | `create_server`, `create_connection` | `base_events.py` |
+//! | `io_driver::transport_fds` | a transport's descriptor is its own (below the loop's faces that ask it) | `_ensure_fd_no_transport` |
+//!
+//! The loop's faces that make transports, `create_server` and `create_connection`, are the
+//! loop's methods, in [`event_loop::connect`](crate::event_loop::connect), above this folder.
 //!
 //! What changed from chapter 7: the socket is no longer the program's; the program is
 //! called instead of calling.
 
-pub mod connect;
 pub mod flow_control;
 pub mod transport;
 
-pub use crate::parts::transport_fds::FdUsedByTransport;
+pub use crate::io_driver::transport_fds::FdUsedByTransport;
 pub use flow_control::DEFAULT_HIGH_WATER;
 pub use transport::MAX_SIZE;
 pub use transport::{Protocol, Transport};

@@ -62,28 +62,29 @@ pub(crate) struct TransportInner {
 }
 // ANCHOR_END: state
 
-impl EventLoop {
+impl Transport {
     // ANCHOR: make_socket_transport
-    /// asyncio's `_make_socket_transport`: wrap the connected, non-blocking `sock` in a
-    /// transport for `protocol`. Nothing happens at once: `connection_made` is scheduled
-    /// with `call_soon`, then the reader, then `waiter`'s result, in asyncio's order.
-    pub fn make_socket_transport(
-        &self,
+    /// asyncio's `_SelectorSocketTransport.__init__`, which the loop's
+    /// `make_socket_transport` calls: wrap the connected, non-blocking `sock` in a
+    /// transport for `protocol` on `lp`. Nothing happens at once: `connection_made` is
+    /// scheduled with `call_soon`, then the reader, then `waiter`'s result, in asyncio's
+    /// order.
+    pub(crate) fn new(
+        lp: &EventLoop,
         sock: Socket,
         protocol: Rc<dyn Protocol>,
         waiter: Option<Future<()>>,
     ) -> Result<Transport, Error> {
-        self.check_closed()?;
         sock.set_nonblocking(true)?;
         // asyncio's `_set_nodelay`, for TCP only: a Unix socket refuses it, harmlessly.
         if sock.set_tcp_nodelay(true).is_err() {
-            loop_trace!(self, "transport fd {}: no TCP_NODELAY", sock.as_raw_fd());
+            loop_trace!(lp, "transport fd {}: no TCP_NODELAY", sock.as_raw_fd());
         }
         let fd = sock.as_raw_fd();
-        self.forget_fd(fd); // a new socket: nothing known about its number
+        lp.forget_fd(fd); // a new socket: nothing known about its number
         let transport = Transport {
             inner: Rc::new(TransportInner {
-                lp: self.downgrade(),
+                lp: lp.downgrade(),
                 peername: sock.peer_addr().ok().and_then(|a| a.as_socket()),
                 sockname: sock.local_addr().ok().and_then(|a| a.as_socket()),
                 sock: RefCell::new(Some(sock)),
@@ -97,21 +98,19 @@ impl EventLoop {
                 paused: Cell::new(false),
             }),
         };
-        self.attach_transport(fd, Rc::downgrade(&transport.inner.closing));
+        lp.attach_transport(fd, Rc::downgrade(&transport.inner.closing));
         loop_trace!(
-            self,
+            lp,
             "transport fd {fd}: connection_made and reader scheduled"
         );
         let t = transport.clone();
-        self.call_soon(move |lp| {
-            t.call_protocol(lp, "connection_made", |p| p.connection_made(&t))
-        })?;
+        lp.call_soon(move |lp| t.call_protocol(lp, "connection_made", |p| p.connection_made(&t)))?;
         let t = transport.clone();
         // Only once `connection_made` has run does the transport start reading.
-        self.call_soon(move |lp| t.add_reader(lp))?;
+        lp.call_soon(move |lp| t.add_reader(lp))?;
         if let Some(waiter) = waiter {
             // asyncio's `_set_result_unless_cancelled`: a cancelled waiter stays so.
-            self.call_soon(move |_| {
+            lp.call_soon(move |_| {
                 waiter.set_result_unless_done(()); // false: cancelled, and stays so
             })?;
         }

@@ -18,7 +18,7 @@
 use scaffold::Event;
 
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::self_pipe::Remote;
+use crate::io_driver::self_pipe::Remote;
 
 impl EventLoop {
     // ANCHOR: process_events
@@ -31,20 +31,9 @@ impl EventLoop {
         if events == 0 {
             return;
         }
-        let proactor = self.inner.io.selector.borrow().proactor(); // chapter 10
-        if let Some(proactor) = proactor {
-            proactor.dispatch(); // completions: futures resolved, tasks woken
-        }
-        let inner = &*self.inner;
         let mut buffers = self.dispatch_buffers(); // kept from one iteration to the next
         let (handles, wakers) = &mut *buffers;
-        let selector = inner.io.selector.borrow();
-        inner
-            .io
-            .table
-            .borrow_mut()
-            .process_events(&selector, handles, wakers);
-        drop(selector);
+        self.inner.io.process_events(handles, wakers); // a proactor's too (chapter 10)
         for (fd, interest, handle) in handles.drain(..) {
             let (interest, id) = (interest.name(), handle.trace_id());
             self.push_ready(handle);
@@ -61,8 +50,9 @@ impl EventLoop {
     /// `call_soon` runs before it, as asyncio appends it to `_ready` at once) calls it
     /// before each `call_soon`: one atomic load when nothing is queued.
     pub fn take_remote_calls(&self) {
-        if self.inner.io.remote.pending() {
-            for item in self.inner.io.remote.take() {
+        let remote = self.inner.io.remote();
+        if remote.pending() {
+            for item in remote.take() {
                 self.run_remote(item);
             }
         }

@@ -19,7 +19,7 @@ use stage4::Interest;
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::{Release, Waiter};
+use crate::io_driver::io_table::{Release, Waiter};
 
 impl EventLoop {
     // ANCHOR: add_reader

@@ -23,7 +23,7 @@ use std::task::Waker;
 use stage4::Interest;
 
 use super::{IoTable, Source, Waiter};
-use crate::parts::selector::{Interests, Poller, Rearmed};
+use crate::io_driver::selector::{Interests, Poller, Rearmed};
 
 /// How many selects a task's wait may go unchecked while the loop is busy (it is always
 /// checked before the loop sleeps): how long an operation on a socket that got a closed
@@ -159,11 +159,11 @@ mod tests {
     use stage4::Interest;
 
     use super::PATIENCE;
-    use crate::parts::io_table::tests::{
+    use crate::io_driver::io_table::tests::{
         FakeSelector, Table, a_reused_number, counting, iteration, kept, pair, readable, task,
     };
-    use crate::parts::io_table::{IoTable, Release};
-    use crate::parts::selector::Selector;
+    use crate::io_driver::io_table::{IoTable, Release};
+    use crate::io_driver::selector::Selector;
 
     #[test]
     fn a_task_waits_on_a_kept_registration_without_a_system_call_until_checked() {

@@ -13,7 +13,7 @@
 use std::os::fd::RawFd;
 
 use super::{IoTable, Waiter};
-use crate::parts::selector::Poller;
+use crate::io_driver::selector::Poller;
 
 impl<L, S: Poller> IoTable<L, S> {
     /// Drop every waiter and registration (the loop closes); returns the waiters.

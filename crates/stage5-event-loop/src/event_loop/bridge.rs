@@ -24,7 +24,7 @@ use stage4::{Interest, WaitIo};
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::io_table::{Release, Waiter};
+use crate::io_driver::io_table::{Release, Waiter};
 
 // ANCHOR: schedule
 impl Schedule for EventLoop {

@@ -5,8 +5,9 @@
 //! which adds the selector, readers and writers, the self-pipe and the `sock_*`
 //! operations, then the Unix loop, which adds signals. The parts the event loop owns for
 //! them, which know nothing of it (the selector, the I/O table, the self-pipe's queue, the
-//! signal table), are below the loop, in [`parts`](crate::parts); the modules here are the
-//! loop's faces, `impl EventLoop` blocks that use them.
+//! signal table), are below the loop, in [`io_driver`](crate::io_driver); the modules here are the
+//! loop's faces, `impl EventLoop` blocks that use them: above the futures (`futures/`),
+//! which `sock_recv` returns, and below the transports' faces (`event_loop/connect.rs`).
 //!
 //! | module | concept | asyncio |
 //! | --- | --- | --- |

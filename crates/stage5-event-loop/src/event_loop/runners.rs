@@ -76,7 +76,7 @@ impl EventLoop {
     /// asyncio's `_cancel_all_tasks`: cancel every pending task, run the loop until each
     /// has ended, and report those that ended with an error rather than cancelled.
     fn cancel_all_tasks(&self) -> Result<(), Error> {
-        let pending = self.tasks().borrow().all();
+        let pending = self.inner.tasks.borrow().all();
         if pending.is_empty() {
             return Ok(());
         }

@@ -15,7 +15,7 @@
 use std::os::fd::RawFd;
 
 use super::IoTable;
-use crate::parts::selector::Poller;
+use crate::io_driver::selector::Poller;
 
 impl<L, S: Poller> IoTable<L, S> {
     // ANCHOR: drained
@@ -46,9 +46,9 @@ mod tests {
     use std::os::fd::AsRawFd;
     use std::time::Duration;
 
-    use crate::parts::io_table::IoTable;
-    use crate::parts::io_table::tests::{kept, pair};
-    use crate::parts::selector::Selector;
+    use crate::io_driver::io_table::IoTable;
+    use crate::io_driver::io_table::tests::{kept, pair};
+    use crate::io_driver::selector::Selector;
 
     #[test]
     fn a_short_read_drains_until_the_next_edge() {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::errors::Error;
 use crate::event_loop::EventLoop;
-use crate::parts::self_pipe::{Remote, RemoteQueue};
+use crate::io_driver::self_pipe::{Remote, RemoteQueue};
 
 // ANCHOR: loop_handle
 /// A handle to a loop that other threads may hold (`Send + Sync`): what they need to hand

@@ -20,7 +20,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::{IoTable, Waiter};
-use crate::parts::selector::{Interests, Poller, Rearmed};
+use crate::io_driver::selector::{Interests, Poller, Rearmed};
 
 impl<L, S: Poller> IoTable<L, S> {
     // ANCHOR: rejoin
@@ -75,8 +75,8 @@ mod tests {
     use stage4::Interest;
 
     use crate::events::handle::Handle;
-    use crate::parts::io_table::Waiter;
-    use crate::parts::io_table::tests::{a_reused_number, counting, task};
+    use crate::io_driver::io_table::Waiter;
+    use crate::io_driver::io_table::tests::{a_reused_number, counting, task};
 
     #[test]
     fn a_number_reused_by_a_new_socket_is_registered_again() {

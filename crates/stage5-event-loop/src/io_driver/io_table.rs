@@ -30,7 +30,7 @@ use std::task::Waker;
 use stage4::Interest;
 
 use crate::events::handle::Handle;
-use crate::parts::selector::{Interests, Poller, Selector};
+use crate::io_driver::selector::{Interests, Poller, Selector};
 
 mod checks;
 mod close;
@@ -299,7 +299,7 @@ pub(super) mod tests {
     //! visible. The helpers serve the child modules' tests too.
 
     use super::*;
-    use crate::parts::selector::{Readiness, Rearmed};
+    use crate::io_driver::selector::{Readiness, Rearmed};
     use std::collections::{BTreeMap, BTreeSet};
     use std::os::fd::AsRawFd;
     use std::os::unix::net::UnixStream;

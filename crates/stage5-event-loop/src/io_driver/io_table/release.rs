@@ -22,7 +22,7 @@ use std::os::fd::RawFd;
 use stage4::Interest;
 
 use super::{IoTable, Waiter};
-use crate::parts::selector::Poller;
+use crate::io_driver::selector::Poller;
 
 /// When a descriptor left with no waiter is deregistered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,9 +141,9 @@ mod tests {
     use stage4::Interest;
 
     use super::Done;
-    use crate::parts::io_table::IoTable;
-    use crate::parts::io_table::tests::{pair, task};
-    use crate::parts::selector::Selector;
+    use crate::io_driver::io_table::IoTable;
+    use crate::io_driver::io_table::tests::{pair, task};
+    use crate::io_driver::selector::Selector;
 
     #[test]
     fn the_end_of_a_stream_deregisters_at_once_and_leaves_nothing_for_the_next_select() {

@@ -21,7 +21,7 @@ use std::os::fd::RawFd;
 use stage4::Interest;
 
 use super::{IoTable, Source};
-use crate::parts::selector::{Poller, Readiness, Rearmed};
+use crate::io_driver::selector::{Poller, Readiness, Rearmed};
 
 impl<L> Source<L> {
     // ANCHOR: note
@@ -137,9 +137,9 @@ mod tests {
     use stage4::Interest;
 
     use crate::events::handle::Handle;
-    use crate::parts::io_table::tests::pair;
-    use crate::parts::io_table::{IoTable, Waiter};
-    use crate::parts::selector::Selector;
+    use crate::io_driver::io_table::tests::pair;
+    use crate::io_driver::io_table::{IoTable, Waiter};
+    use crate::io_driver::selector::Selector;
 
     /// A table with a reader on one end of a socket pair, and the pair.
     fn a_reader() -> (Selector, IoTable<()>, UnixStream, UnixStream) {

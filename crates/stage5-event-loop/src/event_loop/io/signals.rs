@@ -21,7 +21,7 @@
 
 use crate::errors::Error;
 use crate::event_loop::{EventLoop, Handle};
-use crate::parts::signal_table::{check_signal, hold};
+use crate::io_driver::signal_table::{check_signal, hold};
 
 // ANCHOR: add_signal_handler
 impl EventLoop {

@@ -14,7 +14,7 @@ use stage4::Interest;
 
 use super::{IoTable, Waiter};
 use crate::events::handle::Handle;
-use crate::parts::selector::Poller;
+use crate::io_driver::selector::Poller;
 
 impl<L, S: Poller> IoTable<L, S> {
     /// Every reader's and writer's handle, by descriptor, readers first.

@@ -18,7 +18,7 @@ use std::os::fd::RawFd;
 use stage4::Interest;
 
 use super::{IoTable, Source, Waiter};
-use crate::parts::selector::Poller;
+use crate::io_driver::selector::Poller;
 
 /// A rule of the I/O table that does not hold, and the descriptor it fails for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,8 +189,8 @@ mod tests {
 
     use super::Broken;
     use crate::events::handle::Handle;
-    use crate::parts::io_table::tests::{FakeSelector, Table, iteration, readable, task};
-    use crate::parts::io_table::{Release, Waiter};
+    use crate::io_driver::io_table::tests::{FakeSelector, Table, iteration, readable, task};
+    use crate::io_driver::io_table::{Release, Waiter};
 
     /// A reader on 5, dispatched once: 5 is in the `rearm` queue.
     fn dispatched() -> (FakeSelector, Table) {

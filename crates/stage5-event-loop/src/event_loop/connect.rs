@@ -24,9 +24,10 @@ use std::rc::Rc;
 use socket2::{Domain, Socket, Type};
 
 use crate::errors::Error;
+use crate::event_loop::io::server::Server;
 use crate::event_loop::{EventLoop, ExceptionContext};
+use crate::futures::future::Future;
 use crate::futures::sleep::sleep;
-use crate::io::server::Server;
 use crate::transports::transport::Protocol;
 use crate::transports::transport::Transport;
 
@@ -44,6 +45,19 @@ pub fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
 }
 
 impl EventLoop {
+    /// asyncio's `_make_socket_transport`: wrap the connected, non-blocking `sock` in a
+    /// transport for `protocol` ([`Transport`]'s `new`, asyncio's
+    /// `_SelectorSocketTransport(self, sock, protocol, waiter)`).
+    pub fn make_socket_transport(
+        &self,
+        sock: Socket,
+        protocol: Rc<dyn Protocol>,
+        waiter: Option<Future<()>>,
+    ) -> Result<Transport, Error> {
+        self.check_closed()?;
+        Transport::new(self, sock, protocol, waiter)
+    }
+
     // ANCHOR: create_server
     /// Listen on `addr` and give each connection a protocol from `protocol_factory` and a
     /// transport (asyncio's `create_server`). Returns chapter 7's [`Server`]: its `close`

@@ -20,7 +20,7 @@
 //! never lost: it comes with an edge, one iteration later.
 //!
 //! What changed since stage 4: stage 4's `recv` and `send` registered a one-shot wait on
-//! every call; here waits keep the registration (`parts/io_table/release.rs`). The names
+//! every call; here waits keep the registration (`io_driver/io_table/release.rs`). The names
 //! are asyncio's; stage 4's `recv`/`send`/`accept` still work on this loop too
 //! (`bridge.rs`).
 
@@ -36,10 +36,10 @@ use stage4::Interest;
 use scaffold::Event;
 
 use crate::event_loop::EventLoop;
+pub use crate::io_driver::io_table::Done;
+use crate::io_driver::io_table::Release;
+use crate::io_driver::selector::connect_under_way;
 use crate::parts::current::current_task;
-pub use crate::parts::io_table::Done;
-use crate::parts::io_table::Release;
-use crate::parts::selector::connect_under_way;
 
 // ANCHOR: io_op
 /// One socket operation: try `op`; if it would block, wait for `interest` on `fd` and try
@@ -76,7 +76,7 @@ where
                 // Not now: wait for the descriptor, then try again.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     // Seen with our own eyes: the next edge will tell when it is ready.
-                    if let Err(error) = this.lp.io_wait(this.fd, this.interest, cx.waker()) {
+                    if let Err(error) = this.lp.inner.io.wait(this.fd, this.interest, cx.waker()) {
                         return Poll::Ready(Err(error));
                     }
                     // `loop_event!` by hand: the task's number is looked up only when
@@ -97,7 +97,7 @@ where
                 // to be closed); a short read marks the socket drained.
                 Ok((value, done)) => {
                     let waited = std::mem::take(&mut this.waiting);
-                    this.lp.io_done(this.fd, this.interest, waited, done);
+                    this.lp.inner.io.done(this.fd, this.interest, waited, done);
                     return Poll::Ready(Ok(value));
                 }
                 // Failed for real (reset, refused, a bad descriptor): the operation ends
@@ -106,7 +106,9 @@ where
                 Err(error) => {
                     let waited = std::mem::take(&mut this.waiting);
                     this.lp
-                        .io_done(this.fd, this.interest, waited, Done::Failed);
+                        .inner
+                        .io
+                        .done(this.fd, this.interest, waited, Done::Failed);
                     return Poll::Ready(Err(error));
                 }
             }
@@ -138,7 +140,7 @@ impl EventLoop {
             interest,
             waiting: false,
             // A read waits at once if a short read emptied `fd` (and no edge came since).
-            skip: interest == Interest::Read && self.is_drained(fd),
+            skip: interest == Interest::Read && self.inner.io.is_drained(fd),
             op,
         }
     }
