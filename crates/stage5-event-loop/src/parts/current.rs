@@ -160,12 +160,24 @@ impl LastAwait {
             *last = Awaited::Nothing;
             self.0.set(Some(last));
         }
-        let running = StepSlot {
-            task: Some(Running { id, lp, own }),
-            awaited: Awaited::Nothing,
-            refused,
-        };
-        let previous = STEP.replace(running);
+        let task = Some(Running { id, lp, own });
+        let previous = STEP.with_borrow_mut(|step| match step.task {
+            // No step runs (the usual case): the slot is idle, fill it in place.
+            None => {
+                step.task = task;
+                step.refused = refused;
+                None
+            }
+            // A step runs inside another (a nested `run_until_complete`): keep the outer.
+            Some(_) => Some(std::mem::replace(
+                step,
+                StepSlot {
+                    task,
+                    awaited: Awaited::Nothing,
+                    refused,
+                },
+            )),
+        });
         Current {
             last_await: self,
             previous,
@@ -189,17 +201,25 @@ impl LastAwait {
 /// end, notes in the task's `LastAwait` what the step stopped at.
 pub(crate) struct Current<'a> {
     last_await: &'a LastAwait,
-    previous: StepSlot, // the step this one interrupted, if any: put back at the end
+    previous: Option<StepSlot>, // the step this one interrupted, if any: put back at the end
 }
 
 impl Drop for Current<'_> {
     fn drop(&mut self) {
-        let previous = std::mem::replace(&mut self.previous, IDLE);
-        let ended = STEP.replace(previous);
+        let previous = self.previous.take();
+        let awaited = STEP.with_borrow_mut(|step| match previous {
+            // Back to idle, in place: what the step stopped at is taken out.
+            None => {
+                step.task = None;
+                step.refused = None;
+                std::mem::take(&mut step.awaited)
+            }
+            Some(previous) => std::mem::replace(step, previous).awaited,
+        });
         // Several futures, or none: nothing to cancel or fail (and no box to make).
-        if let Awaited::One(..) | Awaited::Refused(_) = ended.awaited {
+        if let Awaited::One(..) | Awaited::Refused(_) = awaited {
             let mut last = self.last_await.0.take().unwrap_or_default();
-            *last = ended.awaited;
+            *last = awaited;
             self.last_await.0.set(Some(last));
         }
     }
