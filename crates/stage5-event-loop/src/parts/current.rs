@@ -151,6 +151,7 @@ pub(crate) struct LastAwait(Cell<Option<Box<Awaited>>>);
 impl LastAwait {
     /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
     /// on nothing now, and the future it must not wait on fails.
+    #[inline]
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
         let mut refused = None;
         if let Some(mut last) = self.0.take() {
@@ -205,6 +206,7 @@ pub(crate) struct Current<'a> {
 }
 
 impl Drop for Current<'_> {
+    #[inline]
     fn drop(&mut self) {
         let previous = self.previous.take();
         let awaited = STEP.with_borrow_mut(|step| match previous {

@@ -63,6 +63,7 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
     /// holds it any more (its run is over: the ready queue runs oldest first), else a new
     /// one, and the oldest goes to the back of the line. So there are never many more
     /// handles than were queued at once.
+    #[inline]
     pub fn handle(&mut self, id: u64, callee: Rc<C>) -> Handle<L> {
         let oldest = self.lent.pop_front();
         let inner = match oldest {
