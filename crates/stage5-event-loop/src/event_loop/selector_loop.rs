@@ -112,6 +112,7 @@ impl EventLoop {
 
     /// A task's operation found `fd` not ready for `interest`: wait with `waker`
     /// (`IoTable::wait`: no system call when the registration is kept).
+    #[inline]
     pub(crate) fn io_wait(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
         let old = self
             .inner
