@@ -185,6 +185,16 @@ impl LastAwait {
         }
     }
 
+    /// Remember what the step that just ended stopped at, in the box (made once, kept for
+    /// the task's later steps). Out of line: a step that waited on a socket has nothing to
+    /// note, and its end stays small.
+    #[inline(never)]
+    fn note(&self, awaited: Awaited) {
+        let mut last = self.0.take().unwrap_or_default();
+        *last = awaited;
+        self.0.set(Some(last));
+    }
+
     /// Cancel the future the task waits on (asyncio's `_fut_waiter.cancel()`); false if
     /// there is none, or it was done. It stays noted: a second cancel asks it again.
     pub(crate) fn cancel_awaited(&self) -> bool {
@@ -208,21 +218,18 @@ pub(crate) struct Current<'a> {
 impl Drop for Current<'_> {
     #[inline]
     fn drop(&mut self) {
-        let previous = self.previous.take();
-        let awaited = STEP.with_borrow_mut(|step| match previous {
+        let awaited = match self.previous.take() {
             // Back to idle, in place: what the step stopped at is taken out.
-            None => {
+            None => STEP.with_borrow_mut(|step| {
                 step.task = None;
                 step.refused = None;
                 std::mem::take(&mut step.awaited)
-            }
-            Some(previous) => std::mem::replace(step, previous).awaited,
-        });
+            }),
+            Some(previous) => STEP.replace(previous).awaited,
+        };
         // Several futures, or none: nothing to cancel or fail (and no box to make).
         if let Awaited::One(..) | Awaited::Refused(_) = awaited {
-            let mut last = self.last_await.0.take().unwrap_or_default();
-            *last = awaited;
-            self.last_await.0.set(Some(last));
+            self.last_await.note(awaited);
         }
     }
 }
