@@ -210,13 +210,11 @@ GROUPS = [
      "asyncio's order: try the `recv` or `send` at once, wait only when the socket would "
      "block; `sock_recv` copies what came into new bytes"),
     ("waking a task",
-     r"wake_by_ref|raw_waker|on_this_thread|schedule_step|wake_task|Drop for stage5::event_loop",
-     "a waker any thread may wake (`Send + Sync`), which finds its loop; one step per "
-     "wake-up however often woken"),
-    ("a task's step handle",
-     r"call_soon_step|Reused<L,C>|VecDeque<T,A>::push_back|CallSlot",
-     "a task's step is a `Handle` in the same FIFO ready queue, numbered as `call_soon` "
-     "numbers"),
+     r"wake_by_ref|raw_waker|on_this_thread|schedule_step|wake_task|Drop for stage5::event_loop"
+     r"|call_soon_step|Reused<L,C>|VecDeque<T,A>::push_back|CallSlot",
+     "a waker any thread may wake (`Send + Sync`), which finds its loop; the task's step "
+     "queued as a `Handle` in the same FIFO ready queue, numbered as `call_soon` numbers, "
+     "once however often it is woken"),
     ("a task's step",
      r"TaskCore|parts::current|LastAwait|LocalKey",
      "a step polls the coroutine, notes the future it awaits (`_fut_waiter`, which "
