@@ -7,7 +7,7 @@
 #   bash bench/counts.sh            all of it, a few minutes on 2 cores; writes
 #                                   bench/measured/counts.jsonl and bench/measured/counts.md
 #   ONLY=W1 bash bench/counts.sh    only the rows of W1 (or W2, W5, loops, order), to
-#                                   target/counts/ instead
+#                                   target/counts/ instead (ROWS=... picks rows one by one)
 #   bash bench/run.sh               runs this after a full run (BENCH_COUNTS=0: not)
 #
 # Each row is counted twice, over N1 and over N2 operations, and reported as the marginal
@@ -135,6 +135,16 @@ inproc() { # TOOL SYSTEM WORKLOAD N: prints the count
     fi
 }
 
+# Stage 5's instructions of the last callgrind run by what they do (the `where` table);
+# null for the other systems.
+groups() {
+    if [ "$1" = stage5 ]; then
+        python3 bench/counts_report.py groups "$WORK/run.out"
+    else
+        echo null
+    fi
+}
+
 fds() { find "/proc/$1/fd" -mindepth 1 2>/dev/null | wc -l; }
 
 # One echo run, tried once more after a pause if the server or the client failed (another
@@ -242,7 +252,9 @@ for round in $(seq "$ROUNDS"); do
         elif [ "$kind" = inproc ]; then
             read -r n1 n2 <<<"$INPROC_N"
             ir1=$(inproc callgrind "$system" "$what" "$n1")
+            gr1=$(groups "$system")
             ir2=$(inproc callgrind "$system" "$what" "$n2")
+            gr2=$(groups "$system")
             sc1=null sc2=null
             # The floor's W2 binary runs both rows in one process: its system calls are
             # floor+epoll's (the bare floor's chain makes none).
@@ -256,13 +268,16 @@ for round in $(seq "$ROUNDS"); do
             read -r p1 p2 <<<"$per"
             ir1=$(echo_try callgrind "$system" "$what" "$p1")
             ob1=$(python3 bench/counts_report.py objects "$WORK/run.out")
+            gr1=$(groups "$system")
             ir2=$(echo_try callgrind "$system" "$what" "$p2")
             ob2=$(python3 bench/counts_report.py objects "$WORK/run.out")
+            gr2=$(groups "$system")
             sc1=$(echo_try strace "$system" "$what" "$p1")
             sc2=$(echo_try strace "$system" "$what" "$p2")
             fields="\"workload\":\"W5\",\"system\":\"$system\",\"conns\":$what,\"n\":[$((p1 * what)),$((p2 * what))]"
             fields="$fields,\"ir_objects\":[$ob1,$ob2]"
         fi
+        [ "$gr1" = null ] || fields="$fields,\"ir_groups\":[$gr1,$gr2]"
         line="{\"kind\":\"$kind\",\"round\":$round,$fields,\"ir\":[$ir1,$ir2],\"syscalls\":[$sc1,$sc2]}"
         echo "$line" >>"$RESULTS"
         say "$(python3 bench/counts_report.py line "$line")"

@@ -11,6 +11,9 @@
     python3 bench/counts_report.py objects CALLGRIND.OUT
         (bench/counts.sh) the instructions of a callgrind output by where they ran: the
         program's own code, the C library, or elsewhere (the dynamic loader)
+    python3 bench/counts_report.py groups CALLGRIND.OUT
+        (bench/counts.sh) the instructions of a callgrind output by what they do in stage
+        5's loop (GROUPS: its functions, matched by name), for the `where` table
     python3 bench/counts_report.py line JSON
         (bench/counts.sh) one row's counts per operation, as it goes
 
@@ -175,6 +178,106 @@ def objects(path):
     return out
 
 
+# What stage 5's instructions do, by function (callgrind's names, matched in order; the
+# first match wins), and the asyncio promise each group keeps: the `where` table.
+GROUPS = [
+    ("`call_soon` and its handle",
+     r"scheduling::<impl .*EventLoop>::call_soon|as stage5::events::handle::Slot<L>>::run"
+     r"|drop_in_place<core::cell::Cell<core::option::Option|Rc<T,A>::drop_slow",
+     "a `Handle` per callback, which its caller can cancel, appended to the ready queue "
+     "(FIFO)"),
+    ("the allocator",
+     r"malloc\.c|arena\.c|__rdl_|__rust_alloc|__rust_dealloc|__rust_no_alloc",
+     "a new object where asyncio makes one: a `call_soon`'s `Handle` (W1, W2), the bytes "
+     "`sock_recv` returns (the echo)"),
+    ("running the ready queue",
+     r"run_once_inner|run_handle|run_forever|take_remote_calls|errors::catch",
+     "one iteration runs exactly the handles ready when it starts, in order, each one's "
+     "panic caught and reported (`_run_once`, `Handle._run`)"),
+    ("the select",
+     r"Selector::select|mio::poll|epoll_wait",
+     "one select per iteration, whatever is ready"),
+    ("the select's events",
+     r"IoTable<L,S>::process_events|rearm_dispatched",
+     "every event of the select handed to its waiter in the same iteration"),
+    ("kept registrations",
+     r"io_table::|io_wait|io_done|is_drained",
+     "no `epoll_ctl` per wait, and no wait left on a stale registration: each is checked "
+     "before the loop could sleep on it"),
+    ("the socket operation",
+     r"IoOp<F>|std::io::error|io::Error|recv\.c|send\.c|TcpStream as std::io|memmove"
+     r"|FnOnce::call_once$",
+     "asyncio's order: try the `recv` or `send` at once, wait only when the socket would "
+     "block; `sock_recv` copies what came into new bytes"),
+    ("waking a task",
+     r"wake_by_ref|raw_waker|on_this_thread|schedule_step|wake_task|Drop for stage5::event_loop"
+     r"|call_soon_step|Reused<L,C>|VecDeque<T,A>::push_back|CallSlot",
+     "a waker any thread may wake (`Send + Sync`), which finds its loop; the task's step "
+     "queued as a `Handle` in the same FIFO ready queue, numbered as `call_soon` numbers, "
+     "once however often it is woken"),
+    ("a task's step",
+     r"TaskCore|parts::current|LastAwait|LocalKey",
+     "a step polls the coroutine, notes the future it awaits (`_fut_waiter`, which "
+     "`cancel` cancels), and makes a panic the task's exception; the coroutine's own code "
+     "is inlined here"),
+    ("the benchmark's own code",
+     r":bench::",
+     "the workload, not the loop"),
+]
+OTHER = "everything else"
+
+
+def groups(path):
+    """A callgrind output's instructions (each function's own) by GROUPS, matched on
+    callgrind_annotate's `file:function`."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", path],
+                          capture_output=True, text=True, check=True).stdout
+    out = defaultdict(int)
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*?)(?: \[.*\])?\s*$", line)
+        if not m or "PROGRAM TOTALS" in line or "file:function" in line:
+            continue
+        name = m.group(2)
+        group = next((g for g, pattern, _ in GROUPS if re.search(pattern, name)), OTHER)
+        out[group] += int(m.group(1).replace(",", ""))
+    return dict(out)
+
+
+WHERE = [("W1", None, "W1"), ("W2", None, "W2"), ("W5", 50, "echo C=50"),
+         ("W5", 1000, "echo C=1000")]
+
+
+def where_table(rows):
+    """Stage 5's instructions per operation by group, for each workload (medians over
+    rounds), with the promise each group keeps."""
+    per = {}
+    for work, conns, head in WHERE:
+        lines = [r for r in rows if r["kind"] in ("inproc", "echo") and r["system"] == "stage5"
+                 and r["workload"] == work and r.get("conns") == conns and "ir_groups" in r]
+        if lines:
+            per[head] = lines
+    out = ["| what | " + " | ".join(per) + " | the asyncio promise it keeps |",
+           "| --- | " + " | ".join("---:" for _ in per) + " | --- |"]
+
+    def cell(lines, group):
+        values = []
+        for r in lines:
+            (n1, n2), (a, b) = r["n"], r["ir_groups"]
+            values.append((b.get(group, 0) - a.get(group, 0)) / (n2 - n1))
+        return statistics.median(values)
+
+    for group, _, promise in [*GROUPS, (OTHER, "", "start-up and shutdown that did not quite "
+                                               "cancel out, the rest of the standard library")]:
+        cells = [cell(lines, group) for lines in per.values()]
+        if all(abs(c) < 0.5 for c in cells):
+            continue
+        out.append(f"| {group} | " + " | ".join(count(c) if abs(c) >= 0.5 else "—"
+                                                  for c in cells) + f" | {promise} |")
+    totals = [statistics.median(per_op(r, "ir") for r in lines) for lines in per.values()]
+    out.append("| **all** | " + " | ".join(f"**{count(t)}**" for t in totals) + " | |")
+    return out
+
+
 def trace(path):
     """What a woken task waits for, in loop steps, from a `--trace` output: the
     iterations (the `[N]` of each line) and the handles run between a task's wake-up
@@ -281,12 +384,27 @@ def page(rows, source):
         *order_table(body),
         "// ANCHOR_END: order",
         "",
+        "## where",
+        "",
+        "Stage 5's instructions per operation by what they do, from the same runs as the",
+        "instructions table: each function's own instructions (inlined code counts where it",
+        "was inlined), grouped by name (`GROUPS` in `bench/counts_report.py`), medians over",
+        "rounds; a column's groups add up to its total only nearly, as each is a median of",
+        "its own.",
+        "",
+        "// ANCHOR: where",
+        *where_table(body),
+        "// ANCHOR_END: where",
+        "",
     ])
 
 
 def main(argv):
     if argv[1:2] == ["objects"] and len(argv) == 3:
         print(json.dumps(objects(argv[2]), sort_keys=True))
+        return
+    if argv[1:2] == ["groups"] and len(argv) == 3:
+        print(json.dumps(groups(argv[2]), sort_keys=True))
         return
     if argv[1:2] == ["trace"] and len(argv) == 3:
         print(json.dumps(trace(argv[2]), sort_keys=True))

@@ -14,6 +14,7 @@
 //! What changed since stage 4: stage 4 let a panicking callback take the whole scheduler
 //! down, like the first schedulers of Beazley's talk. asyncio's loop survives it, and so does ours.
 
+use std::any::Any;
 use std::cell::Cell;
 use std::fmt;
 use std::io;
@@ -187,30 +188,45 @@ static QUIET_HOOK: Once = Once::new();
 /// panicking may not touch the hook (it would be a second panic, in a destructor: an
 /// abort), so a `catch` called while a panic unwinds (a loop dropped by it) leaves that to
 /// a later one.
+///
+/// Inlined, and all but the catch itself out of the way (the hook is asked for first, and
+/// once it is in, nothing else is asked): every handle the loop runs and every step of a
+/// task passes here, and a call costs more than the catch.
+#[inline]
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Error> {
-    if !std::thread::panicking() {
-        QUIET_HOOK.call_once(|| {
-            let previous = panic::take_hook();
-            panic::set_hook(Box::new(move |info| {
-                if CATCHING.with(Cell::get) == 0 {
-                    previous(info);
-                }
-            }));
-        });
+    if !QUIET_HOOK.is_completed() && !std::thread::panicking() {
+        quiet_hook();
     }
     CATCHING.with(|c| c.set(c.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CATCHING.with(|c| c.set(c.get() - 1));
-    result.map_err(|payload| {
-        let message = if let Some(s) = payload.downcast_ref::<&str>() {
-            (*s).into()
-        } else if let Some(s) = payload.downcast_ref::<String>() {
-            s.as_str().into()
-        } else {
-            "(a panic without a message)".into()
-        };
-        Error::Panic(message)
-    })
+    result.map_err(panicked)
+}
+
+/// Put the hook that stays quiet inside `catch` in front of the existing one, once.
+#[cold]
+fn quiet_hook() {
+    QUIET_HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) == 0 {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// A caught panic as an error, with the panic's message.
+#[cold]
+fn panicked(payload: Box<dyn Any + Send>) -> Error {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).into()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str().into()
+    } else {
+        "(a panic without a message)".into()
+    };
+    Error::Panic(message)
 }
 // ANCHOR_END: catch
 

@@ -46,6 +46,7 @@ impl EventLoop {
     /// `call_soon` of `task`'s next step, with a handle used again: the handle's number and
     /// the trace are `call_soon`'s, and no allocation is made once the loop has as many
     /// handles as it ever queued at once.
+    #[inline]
     pub(crate) fn call_soon_step(&self, task: Rc<dyn Step<EventLoop>>) -> Result<(), Error> {
         self.check_closed()?;
         let id = self.next_handle_id();

@@ -65,6 +65,7 @@ impl EventLoop {
 
     /// The loop whose remote queue is `remote`, if it lives on this thread (how a waker,
     /// which holds only that queue, finds its loop).
+    #[inline]
     pub(crate) fn on_this_thread(remote: &Arc<RemoteQueue<EventLoop>>) -> Option<EventLoop> {
         let found = LOOPS.try_with(|loops| {
             let loops = loops.borrow();

@@ -88,6 +88,7 @@ impl<L> IoDriver<L> {
 
     /// A task's operation found `fd` not ready for `interest`: wait with `waker`
     /// (`IoTable::wait`: no system call when the registration is kept).
+    #[inline]
     pub(crate) fn wait(&self, fd: RawFd, interest: Interest, waker: &Waker) -> io::Result<()> {
         let old = self.with_table(|table, selector| table.wait(selector, fd, interest, waker))?;
         drop(old); // outside the borrows: a waker's drop may look at the loop

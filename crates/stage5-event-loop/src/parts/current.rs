@@ -151,6 +151,7 @@ pub(crate) struct LastAwait(Cell<Option<Box<Awaited>>>);
 impl LastAwait {
     /// Task `id` of the loop at `lp`, whose output's future is at `own`, steps: it waits
     /// on nothing now, and the future it must not wait on fails.
+    #[inline]
     pub(crate) fn enter(&self, id: u64, lp: usize, own: usize) -> Current<'_> {
         let mut refused = None;
         if let Some(mut last) = self.0.take() {
@@ -160,16 +161,38 @@ impl LastAwait {
             *last = Awaited::Nothing;
             self.0.set(Some(last));
         }
-        let running = StepSlot {
-            task: Some(Running { id, lp, own }),
-            awaited: Awaited::Nothing,
-            refused,
-        };
-        let previous = STEP.replace(running);
+        let task = Some(Running { id, lp, own });
+        let previous = STEP.with_borrow_mut(|step| match step.task {
+            // No step runs (the usual case): the slot is idle, fill it in place.
+            None => {
+                step.task = task;
+                step.refused = refused;
+                None
+            }
+            // A step runs inside another (a nested `run_until_complete`): keep the outer.
+            Some(_) => Some(std::mem::replace(
+                step,
+                StepSlot {
+                    task,
+                    awaited: Awaited::Nothing,
+                    refused,
+                },
+            )),
+        });
         Current {
             last_await: self,
             previous,
         }
+    }
+
+    /// Remember what the step that just ended stopped at, in the box (made once, kept for
+    /// the task's later steps). Out of line: a step that waited on a socket has nothing to
+    /// note, and its end stays small.
+    #[inline(never)]
+    fn note(&self, awaited: Awaited) {
+        let mut last = self.0.take().unwrap_or_default();
+        *last = awaited;
+        self.0.set(Some(last));
     }
 
     /// Cancel the future the task waits on (asyncio's `_fut_waiter.cancel()`); false if
@@ -189,18 +212,24 @@ impl LastAwait {
 /// end, notes in the task's `LastAwait` what the step stopped at.
 pub(crate) struct Current<'a> {
     last_await: &'a LastAwait,
-    previous: StepSlot, // the step this one interrupted, if any: put back at the end
+    previous: Option<StepSlot>, // the step this one interrupted, if any: put back at the end
 }
 
 impl Drop for Current<'_> {
+    #[inline]
     fn drop(&mut self) {
-        let previous = std::mem::replace(&mut self.previous, IDLE);
-        let ended = STEP.replace(previous);
+        let awaited = match self.previous.take() {
+            // Back to idle, in place: what the step stopped at is taken out.
+            None => STEP.with_borrow_mut(|step| {
+                step.task = None;
+                step.refused = None;
+                std::mem::take(&mut step.awaited)
+            }),
+            Some(previous) => STEP.replace(previous).awaited,
+        };
         // Several futures, or none: nothing to cancel or fail (and no box to make).
-        if let Awaited::One(..) | Awaited::Refused(_) = ended.awaited {
-            let mut last = self.last_await.0.take().unwrap_or_default();
-            *last = ended.awaited;
-            self.last_await.0.set(Some(last));
+        if let Awaited::One(..) | Awaited::Refused(_) = awaited {
+            self.last_await.note(awaited);
         }
     }
 }

@@ -45,7 +45,6 @@ type ReusedInner<C> = Rc<HandleInner<CallSlot<C>>>;
 
 /// The handles of one kind of call (a task's step), used again and again.
 pub(crate) struct Reused<L, C: ?Sized> {
-    spare: Vec<ReusedInner<C>>,
     lent: VecDeque<ReusedInner<C>>, // handed out, oldest first
     of: PhantomData<fn(&L)>,
 }
@@ -53,7 +52,6 @@ pub(crate) struct Reused<L, C: ?Sized> {
 impl<L, C: ?Sized> Default for Reused<L, C> {
     fn default() -> Self {
         Reused {
-            spare: Vec::new(),
             lent: VecDeque::new(),
             of: PhantomData,
         }
@@ -61,29 +59,28 @@ impl<L, C: ?Sized> Default for Reused<L, C> {
 }
 
 impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
-    /// A handle numbered `id` that calls `callee`: a spare one, or a new one. Each call
-    /// looks at the oldest handle handed out: spare again if nobody holds it any more
-    /// (its run is over), else to the back of the line. So there are never many more
+    /// A handle numbered `id` that calls `callee`: the oldest one handed out if nobody
+    /// holds it any more (its run is over: the ready queue runs oldest first), else a new
+    /// one, and the oldest goes to the back of the line. So there are never many more
     /// handles than were queued at once.
+    #[inline]
     pub fn handle(&mut self, id: u64, callee: Rc<C>) -> Handle<L> {
-        if let Some(oldest) = self.lent.pop_front() {
-            match Rc::strong_count(&oldest) {
-                1 => self.spare.push(oldest),
-                _ => self.lent.push_back(oldest),
-            }
-        }
-        let inner = match self.spare.pop() {
-            Some(inner) => {
+        let oldest = self.lent.pop_front();
+        let inner = match oldest {
+            Some(inner) if Rc::strong_count(&inner) == 1 => {
                 inner.id.set(id);
                 inner.cancelled.set(false);
                 inner.slot.0.set(Some(callee));
                 inner
             }
-            None => Rc::new(HandleInner::new(
-                id,
-                None,
-                CallSlot(Cell::new(Some(callee))),
-            )),
+            held => {
+                self.lent.extend(held);
+                Rc::new(HandleInner::new(
+                    id,
+                    None,
+                    CallSlot(Cell::new(Some(callee))),
+                ))
+            }
         };
         self.lent.push_back(inner.clone());
         Handle { inner }
@@ -91,7 +88,6 @@ impl<L: 'static, C: ?Sized + Call<L> + 'static> Reused<L, C> {
 
     /// Forget every handle, and whom the queued ones would call (the loop closes).
     pub fn clear(&mut self) -> Vec<Rc<C>> {
-        self.spare.clear();
         let callees = self.lent.iter().filter_map(|h| h.slot.0.take()).collect();
         self.lent.clear();
         callees
@@ -130,7 +126,7 @@ mod tests {
         assert_eq!((held.id(), second.id()), (7, 8));
         drop((held, second));
         let third = reused.handle(9, callee.clone());
-        assert_eq!(reused.spare.len() + reused.lent.len(), 2, "one used again");
+        assert_eq!(reused.lent.len(), 2, "one used again");
         third.run(&());
         assert_eq!((third.id(), callee.0.get()), (9, 2));
         let queued = reused.handle(10, callee.clone());

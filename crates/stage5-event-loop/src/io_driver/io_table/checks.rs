@@ -49,6 +49,7 @@ impl<L, S: Poller> IoTable<L, S> {
     /// operation can count on the next edge, provided the kernel still has the
     /// registration, which the wait is queued to check (`check_waits`). Otherwise this is
     /// [`IoTable::add`].
+    #[inline]
     pub fn wait(
         &mut self,
         selector: &mut S,

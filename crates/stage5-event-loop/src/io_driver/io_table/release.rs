@@ -67,6 +67,7 @@ impl<L, S: Poller> IoTable<L, S> {
     /// (the socket is about to be closed, and a new one may get its number before the next
     /// select); after a short read the socket is known empty (`read_drained`). Returns the
     /// waiter taken out.
+    #[inline]
     pub fn done(
         &mut self,
         selector: &mut S,
