@@ -364,6 +364,33 @@ class OtherThreads(unittest.TestCase):
         self.assertEqual(caught, ["RuntimeError"] * 4)
 
 
+class WhatBelongsToALoop(unittest.TestCase):
+    def test_a_base_exception_is_raised_by_its_own_loop(self):
+        # A `pause_writing` that raises `KeyboardInterrupt` inside a `write` made while its
+        # loop is not running: the exception is kept for that loop's next `run_forever`.
+        # Another loop on the same thread runs meanwhile and must not raise it.
+        class Interrupting(asyncio.Protocol):
+            def pause_writing(self):
+                raise KeyboardInterrupt("loop a's")
+
+        a, b = scratchloop.ScratchLoop(), scratchloop.ScratchLoop()
+        ours, peer = socket.socketpair()
+        try:
+            transport, _ = a.run_until_complete(
+                a.connect_accepted_socket(Interrupting, ours))
+            transport.set_write_buffer_limits(high=1)
+            transport.write(b"x" * (8 << 20))  # more than the socket takes: buffered, paused
+            self.assertEqual(b.run_until_complete(asyncio.sleep(0, "b ran")), "b ran")
+            with self.assertRaisesRegex(KeyboardInterrupt, "loop a's"):
+                a.run_until_complete(asyncio.sleep(0))
+            transport.abort()
+            a.run_until_complete(asyncio.sleep(0))
+        finally:
+            peer.close()
+            a.close()
+            b.close()
+
+
 def main():
     suite = unittest.TestLoader().loadTestsFromModule(sys.modules[__name__])
     result = unittest.TextTestRunner(verbosity=2).run(suite)

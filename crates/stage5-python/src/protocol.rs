@@ -32,7 +32,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyMemoryView, PySlice};
 use stage5::{EventLoop, Transport};
 
-use crate::callback::keep_for_run_forever;
+use crate::callback::Kept;
 use crate::errors::to_py;
 
 /// `asyncio.BufferedProtocol`, looked up once.
@@ -41,6 +41,7 @@ static BUFFERED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// The Python protocol a stage 5 transport calls, and the Python transport it is given.
 pub struct PyProtocol {
     lp: EventLoop,
+    kept: Kept, // the loop's slot for a `SystemExit`/`KeyboardInterrupt`
     protocol: RefCell<Py<PyAny>>,
     buffered: Cell<bool>, // a `BufferedProtocol`: `get_buffer`/`buffer_updated`
     transport: RefCell<Option<Py<PyAny>>>, // the Python transport; `None` once lost
@@ -51,9 +52,10 @@ pub struct PyProtocol {
 
 impl PyProtocol {
     /// An adapter for `protocol`, on `lp`; [`PyProtocol::bind`] gives it its transports.
-    pub fn new(lp: EventLoop, protocol: &Bound<'_, PyAny>) -> PyResult<PyProtocol> {
+    pub fn new(lp: EventLoop, kept: Kept, protocol: &Bound<'_, PyAny>) -> PyResult<PyProtocol> {
         let this = PyProtocol {
             lp,
+            kept,
             protocol: RefCell::new(protocol.clone().unbind()),
             buffered: Cell::new(false),
             transport: RefCell::new(None),
@@ -119,7 +121,7 @@ impl PyProtocol {
     /// `_scratch_failed`, which does what asyncio does for that kind.
     fn failed(&self, py: Python<'_>, kind: &str, error: PyErr) {
         if let Some(transport) = self.transport(py) {
-            report(&self.lp, transport.bind(py), kind, error);
+            report(self, transport.bind(py), kind, error);
         }
     }
 
@@ -166,10 +168,10 @@ impl PyProtocol {
 
 /// `SystemExit`/`KeyboardInterrupt` stop the loop; any other `error` goes to
 /// `transport._scratch_failed(kind, exc)`.
-fn report(lp: &EventLoop, transport: &Bound<'_, PyAny>, kind: &str, error: PyErr) {
+fn report(this: &PyProtocol, transport: &Bound<'_, PyAny>, kind: &str, error: PyErr) {
     let py = transport.py();
     if error.is_instance_of::<PySystemExit>(py) || error.is_instance_of::<PyKeyboardInterrupt>(py) {
-        keep_for_run_forever(lp, error);
+        this.kept.keep_and_stop(&this.lp, error);
         return;
     }
     let exc = error.into_value(py);
@@ -243,7 +245,7 @@ impl stage5::Protocol for PyProtocol {
             // The Python side tells the protocol, closes its socket, detaches the server.
             let lost = transport.call_method1(py, intern!(py, "_call_connection_lost"), (exc,));
             if let Err(error) = lost {
-                report(&self.lp, transport.bind(py), "connection_lost", error);
+                report(self, transport.bind(py), "connection_lost", error);
             }
             drop(self.stage5.borrow_mut().take()); // the cycle through stage 5's transport
         });

@@ -49,9 +49,9 @@ impl Transport {
         core: &Bound<'_, Core>,
         protocol: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Transport>> {
-        let lp = core.borrow().event_loop();
+        let (lp, kept) = (core.borrow().event_loop(), core.borrow().kept());
         let transport = Transport {
-            protocol: Rc::new(PyProtocol::new(lp, protocol)?),
+            protocol: Rc::new(PyProtocol::new(lp, kept, protocol)?),
             stage5: OnceCell::new(),
         };
         Ok(PyClassInitializer::from(Owner::here()).add_subclass(transport))
