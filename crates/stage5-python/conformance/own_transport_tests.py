@@ -8,11 +8,14 @@ own_transport_tests.py`); prints `own transport tests: P passed, F failed of N` 
 """
 
 import asyncio
+import gc
 import os
 import socket
 import sys
 import tempfile
 import unittest
+import warnings
+import weakref
 
 import scratchloop
 from scratchloop import _transport
@@ -389,6 +392,68 @@ class WhatBelongsToALoop(unittest.TestCase):
             peer.close()
             a.close()
             b.close()
+
+    def test_a_connection_open_when_its_loop_closes_is_freed_and_its_socket_closed(self):
+        # asyncio's loop close leaves its transports alone; the collector frees one nobody
+        # holds, and its `__del__` warns and closes the socket: the peer reads the end.
+        for make in (asyncio.SelectorEventLoop, scratchloop.ScratchLoop):
+            with self.subTest(loop=make.__name__):
+                peer, transport = self.left_open(make, Keeper)
+                self.assert_freed_and_closed(peer, transport)
+
+    def test_a_lost_connection_whose_protocol_keeps_its_transport_is_freed(self):
+        for make in (asyncio.SelectorEventLoop, scratchloop.ScratchLoop):
+            with self.subTest(loop=make.__name__):
+                loop = make()
+                ours, peer = socket.socketpair()
+                try:
+                    transport, protocol = loop.run_until_complete(
+                        loop.connect_accepted_socket(Keeper, ours))
+                    transport.close()
+                    loop.run_until_complete(protocol.lost)
+                    transport = weakref.ref(transport)
+                    del protocol
+                    gc.collect()
+                    self.assertIsNone(transport())
+                finally:
+                    peer.close()
+                    loop.close()
+
+    def left_open(self, make, factory):
+        """A connection of a loop of `make`, left open when the loop is closed: the peer
+        and a weak reference to the transport."""
+        loop = make()
+        ours, peer = socket.socketpair()
+        try:
+            transport, _ = loop.run_until_complete(loop.connect_accepted_socket(factory, ours))
+        finally:
+            loop.close()
+        return peer, weakref.ref(transport)
+
+    def assert_freed_and_closed(self, peer, transport):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            gc.collect()
+        self.assertIsNone(transport())
+        self.assertIn("unclosed transport", " ".join(str(w.message) for w in caught))
+        peer.settimeout(30)
+        try:
+            self.assertEqual(peer.recv(10), b"")  # both descriptors closed: the end
+        finally:
+            peer.close()
+
+
+class Keeper(asyncio.Protocol):
+    """Keeps its transport, as most protocols do (a cycle for the collector)."""
+
+    def __init__(self):
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def connection_lost(self, exc):
+        self.lost.set_result(exc)
 
 
 def main():

@@ -24,8 +24,10 @@
 
 use std::cell::{Cell, RefCell};
 
+use pyo3::PyTraverseError;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PySystemExit};
+use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -109,6 +111,32 @@ impl PyProtocol {
             self.lost_with.borrow_mut().get_or_insert(exc);
             transport.abort();
         }
+    }
+
+    /// The loop closed with the connection open: let go of the Python transport and of
+    /// stage 5's, which the closed loop no longer drives (asyncio leaves such a transport
+    /// to the collector; so do we, with nothing of Rust's holding it).
+    pub fn release(&self) {
+        drop(self.transport.borrow_mut().take());
+        drop(self.stage5.borrow_mut().take());
+    }
+
+    /// Show the collector the Python objects held here (for a `__traverse__`).
+    pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        // A cell borrowed now is being changed by running code: nothing to show this time.
+        if let Ok(protocol) = self.protocol.try_borrow() {
+            visit.call(&*protocol)?;
+        }
+        if let Ok(transport) = self.transport.try_borrow() {
+            visit.call(transport.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Drop the Python objects held here (for a `__clear__`: the collector breaks a cycle).
+    pub fn clear(&self, py: Python<'_>) {
+        drop(self.transport.borrow_mut().take());
+        drop(self.protocol.replace(py.None()));
     }
 
     /// The Python transport, unless the connection is lost.

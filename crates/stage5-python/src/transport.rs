@@ -23,8 +23,10 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
+use pyo3::PyTraverseError;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
 
@@ -153,6 +155,9 @@ impl Transport {
     /// True once `close`/`abort` was called or the peer closed.
     fn is_closing(slf: &Bound<'_, Self>) -> PyResult<bool> {
         let this = here(slf)?;
+        if this.released() {
+            return Ok(true); // nothing more can be sent or read
+        }
         Ok(this.started()?.is_closing())
     }
 
@@ -206,6 +211,9 @@ impl Transport {
     /// How many bytes wait in the write buffer.
     fn get_write_buffer_size(slf: &Bound<'_, Self>) -> PyResult<usize> {
         let this = here(slf)?;
+        if this.released() {
+            return Ok(0); // dropped with stage 5's transport
+        }
         Ok(this.started()?.get_write_buffer_size())
     }
 
@@ -228,6 +236,39 @@ impl Transport {
         Ok(this.protocol.is_paused())
     }
 
+    // ANCHOR: loop_closed
+    /// The loop closed with this connection open: stage 5's transport, which the closed
+    /// loop no longer drives, is dropped (its descriptor, the duplicate, closed), and the
+    /// adapter lets go of the Python transport, which the collector then frees as it frees
+    /// asyncio's (its `__del__` warns and closes the socket).
+    fn _scratch_loop_closed(slf: &Bound<'_, Self>) -> PyResult<()> {
+        on_owner_thread(slf.as_super(), "a transport")?;
+        let mut this = slf.borrow_mut();
+        this.protocol.release();
+        drop(this.stage5.take());
+        Ok(())
+    }
+
+    /// The collector's view of the Python protocol (and transport) the adapter holds,
+    /// once this object is the adapter's only owner: the connection lost, or its loop
+    /// closed. Before that stage 5's transport, driven by the loop, holds it too, and
+    /// the protocol is the loop's to keep alive, not garbage.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if Rc::strong_count(&self.protocol) == 1 {
+            self.protocol.traverse(&visit)?;
+        }
+        Ok(())
+    }
+
+    /// The collector breaks a cycle through the protocol (`protocol.transport`, the
+    /// Python transport, this object, the protocol).
+    fn __clear__(&self, py: Python<'_>) {
+        if Rc::strong_count(&self.protocol) == 1 {
+            self.protocol.clear(py);
+        }
+    }
+    // ANCHOR_END: loop_closed
+
     /// Stage 5's descriptor: the duplicate (for tests and the book).
     fn _scratch_fd(slf: &Bound<'_, Self>) -> PyResult<i32> {
         let this = here(slf)?;
@@ -238,9 +279,15 @@ impl Transport {
 impl Transport {
     /// Stage 5's transport, once started.
     fn started(&self) -> PyResult<&stage5::Transport> {
-        self.stage5
-            .get()
-            .ok_or_else(|| PyRuntimeError::new_err("the transport has not started"))
+        self.stage5.get().ok_or_else(|| match self.released() {
+            true => PyRuntimeError::new_err("Event loop is closed"),
+            false => PyRuntimeError::new_err("the transport has not started"),
+        })
+    }
+
+    /// True once its loop closed with it open (stage 5's transport dropped).
+    fn released(&self) -> bool {
+        self.stage5.get().is_none() && self.protocol.event_loop().is_closed()
     }
 }
 
