@@ -310,6 +310,44 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertIn(("sent", 100_000, b"0123456789", 100_000), log)
 
+    def test_sendfile_after_a_write_the_socket_did_not_take(self):
+        # The bytes written before wait in the transport's buffer: the native sendfile
+        # waits for them to go (`_make_empty_waiter`), `write` refused meanwhile, and the
+        # peer reads them, then the file, in that order.
+        async def program(loop, log):
+            with tempfile.TemporaryFile() as file:
+                file.write(b"f" * 100_000)
+                file.flush()
+                file.seek(0)
+                a, b = socket.socketpair()
+                b.setblocking(False)
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: Recorder(log, "sender"), a)
+                transport.set_write_buffer_limits(high=1 << 30)  # no pause_writing
+                transport.write(b"w" * 3_000_000)  # more than the socket takes at once
+                log.append(("buffered", transport.get_write_buffer_size() > 0))
+                sending = loop.create_task(loop.sendfile(transport, file))
+                await asyncio.sleep(0)
+                try:
+                    transport.write(b"x")
+                except RuntimeError as refused:
+                    log.append(("refused", str(refused)))
+                got = bytearray()
+                while len(got) < 3_100_000:
+                    try:
+                        got += b.recv(1 << 20)
+                    except BlockingIOError:
+                        await asyncio.sleep(0)
+                log.append(("sent", await sending, got == b"w" * 3_000_000 + b"f" * 100_000))
+                transport.close()
+                await protocol.lost
+                b.close()
+
+        log = both(self, program)
+        self.assertIn(("buffered", True), log)
+        self.assertIn(("sent", 100_000, True), log)
+        self.assertIn(("refused", "unable to write; sendfile is in progress"), log)
+
     def test_streams_over_the_native_transport(self):
         async def program(loop, log):
             async def handle(reader, writer):
