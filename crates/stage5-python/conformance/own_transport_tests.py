@@ -284,6 +284,45 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertEqual(log, [("eof", b"0123456789"), ("lost", None)])
 
+    def test_a_buffered_protocol_that_pauses_reading_gets_no_more(self):
+        # The socket is read into the protocol's buffer, one read per event, as asyncio's
+        # `recv_into`: a protocol that pauses reading after its first 3 bytes gets no more
+        # until it resumes, the rest staying in the kernel (a reader that read 256 KiB and
+        # then copied it into the buffer, 3 bytes a time, would hand over all 10).
+        async def program(loop, log):
+            class Pausing(asyncio.BufferedProtocol):
+                def __init__(self):
+                    self.buf = bytearray(3)
+                    self.got = bytearray()
+
+                def connection_made(self, transport):
+                    self.transport = transport
+
+                def get_buffer(self, sizehint):
+                    log.append(("get_buffer", sizehint))
+                    return self.buf
+
+                def buffer_updated(self, n):
+                    self.got += self.buf[:n]
+                    self.transport.pause_reading()
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(Pausing, a)
+            b.sendall(b"0123456789")
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("paused with", bytes(protocol.got), transport.is_reading()))
+            transport.resume_reading()
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("resumed, then", bytes(protocol.got)))
+            transport.close()
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("paused with", b"012", False), log)
+        self.assertIn(("resumed, then", b"012345"), log)
+
     def test_loop_sendfile_over_the_transport(self):
         async def program(loop, log):
             with tempfile.TemporaryFile() as file:

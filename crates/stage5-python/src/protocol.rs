@@ -8,9 +8,8 @@
 //! `protocol.data_received` with no Python in between: one call into Python per event,
 //! as uvloop's transports make it.
 //!
-//! A `BufferedProtocol` (`get_buffer`/`buffer_updated`) is served from the bytes stage 5
-//! read: they are copied into the protocol's buffer, as many `get_buffer` calls as they
-//! need.
+//! A `BufferedProtocol` (`get_buffer`/`buffer_updated`) is read for straight into its
+//! buffer, by a reader of this crate's (`protocol/reading.rs`), stage 5's paused.
 //!
 //! Failures go where asyncio sends them: a protocol that raised in `data_received`,
 //! `eof_received`, `get_buffer` or `buffer_updated` is a fatal error of its transport
@@ -37,6 +36,8 @@ use stage5::{EventLoop, Transport};
 use crate::callback::Kept;
 use crate::errors::to_py;
 
+mod reading;
+
 /// `asyncio.BufferedProtocol`, looked up once.
 static BUFFERED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -50,6 +51,8 @@ pub struct PyProtocol {
     stage5: RefCell<Option<Transport>>, // stage 5's transport, for a fatal error's abort
     lost_with: RefCell<Option<PyErr>>, // the exception `connection_lost` will be given
     paused: Cell<bool>,   // `pause_writing` called, `resume_writing` not yet (`_protocol_paused`)
+    sock: RefCell<Option<Py<PyAny>>>, // asyncio's socket: a buffered protocol's `recv_into`
+    reading: reading::Reading, // which reader runs, and the user's pause
 }
 
 impl PyProtocol {
@@ -64,6 +67,8 @@ impl PyProtocol {
             stage5: RefCell::new(None),
             lost_with: RefCell::new(None),
             paused: Cell::new(false),
+            sock: RefCell::new(None),
+            reading: reading::Reading::default(),
         };
         this.set_protocol(protocol)?;
         Ok(this)
@@ -109,6 +114,7 @@ impl PyProtocol {
             // The first failure is the one `connection_lost` hears of, as in asyncio, where
             // a second `_force_close` is nothing.
             self.lost_with.borrow_mut().get_or_insert(exc);
+            self.stop_reading();
             transport.abort();
         }
     }
@@ -117,6 +123,8 @@ impl PyProtocol {
     /// stage 5's, which the closed loop no longer drives (asyncio leaves such a transport
     /// to the collector; so do we, with nothing of Rust's holding it).
     pub fn release(&self) {
+        self.stop_reading();
+        drop(self.sock.borrow_mut().take());
         drop(self.transport.borrow_mut().take());
         drop(self.stage5.borrow_mut().take());
     }
@@ -130,11 +138,15 @@ impl PyProtocol {
         if let Ok(transport) = self.transport.try_borrow() {
             visit.call(transport.as_ref())?;
         }
+        if let Ok(sock) = self.sock.try_borrow() {
+            visit.call(sock.as_ref())?;
+        }
         Ok(())
     }
 
     /// Drop the Python objects held here (for a `__clear__`: the collector breaks a cycle).
     pub fn clear(&self, py: Python<'_>) {
+        drop(self.sock.borrow_mut().take());
         drop(self.transport.borrow_mut().take());
         drop(self.protocol.replace(py.None()));
     }
@@ -164,9 +176,9 @@ impl PyProtocol {
         }
     }
 
-    // ANCHOR: buffered
-    /// A `BufferedProtocol`'s read: `get_buffer(-1)`, the bytes copied in, then
-    /// `buffer_updated(n)`, until all of `data` is in.
+    /// Bytes stage 5 read for a `BufferedProtocol` (its reader runs only for a plain
+    /// one; this is for bytes read just before `set_protocol` swapped one in):
+    /// `get_buffer(-1)`, the bytes copied in, then `buffer_updated(n)`, until all are in.
     fn buffer_data(&self, py: Python<'_>, mut data: &[u8]) -> PyResult<()> {
         while !data.is_empty() {
             let protocol = self.protocol(py);
@@ -191,7 +203,6 @@ impl PyProtocol {
         }
         Ok(())
     }
-    // ANCHOR_END: buffered
 }
 
 /// `SystemExit`/`KeyboardInterrupt` stop the loop; any other `error` goes to
@@ -270,6 +281,8 @@ impl stage5::Protocol for PyProtocol {
             let Some(transport) = self.transport.borrow_mut().take() else {
                 return; // told already
             };
+            self.stop_reading();
+            drop(self.sock.borrow_mut().take());
             // The Python side tells the protocol, closes its socket, detaches the server.
             let lost = transport.call_method1(py, intern!(py, "_call_connection_lost"), (exc,));
             if let Err(error) = lost {

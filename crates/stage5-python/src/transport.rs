@@ -24,17 +24,19 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 
 use pyo3::PyTraverseError;
-use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
+use pyo3::types::PyBytes;
 
 use crate::core::Core;
 use crate::errors::to_py;
 use crate::fd::duplicate;
 use crate::handle::{Owner, on_owner_thread};
 use crate::protocol::PyProtocol;
+
+mod bytes_like;
+use bytes_like::with_bytes;
 
 /// asyncio's `_SelectorSocketTransport`, on stage 5's transport.
 #[pyclass(unsendable, extends = Owner, module = "scratchloop._core")]
@@ -81,6 +83,11 @@ impl Transport {
             .bind(transport.clone().unbind(), stage5.clone());
         // Unset a moment ago, and only this method sets it: the `Err` cannot happen.
         drop(this.stage5.set(stage5));
+        // After stage 5's reader is added: the reader that fits the protocol, or none.
+        let (protocol, sock) = (this.protocol.clone(), sock.clone().unbind());
+        let fd = sock.call_method0(slf.py(), "fileno")?.extract(slf.py())?;
+        lp.call_soon(move |_| protocol.start_reading(sock, fd))
+            .map_err(to_py)?;
         Ok(())
     }
     // ANCHOR_END: start
@@ -90,21 +97,7 @@ impl Transport {
     fn write(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let this = here(slf)?;
         let transport = this.started()?;
-        if let Ok(bytes) = data.cast::<PyBytes>() {
-            return transport.write(bytes.as_bytes()).map_err(to_py);
-        }
-        if !data.is_instance_of::<PyByteArray>() && !data.is_instance_of::<PyMemoryView>() {
-            let name = data.get_type().name()?;
-            return Err(PyTypeError::new_err(format!(
-                "data argument must be a bytes-like object, not '{name}'"
-            )));
-        }
-        let bytes = match PyBuffer::<u8>::get(data) {
-            Ok(buffer) => buffer.to_vec(data.py())?,
-            // Another format or layout: `bytes(data)`, as asyncio's `bytes(data)` would.
-            Err(_) => data.py().get_type::<PyBytes>().call1((data,))?.extract()?,
-        };
-        transport.write(&bytes).map_err(to_py)
+        with_bytes(data, |bytes| transport.write(bytes))?.map_err(to_py)
     }
 
     /// asyncio 3.11's `writelines`: the pieces joined, one `write`.
@@ -131,6 +124,7 @@ impl Transport {
     fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
         this.started()?.close();
+        this.protocol.stop_reading();
         Ok(())
     }
 
@@ -138,6 +132,7 @@ impl Transport {
     fn abort(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
         this.started()?.abort();
+        this.protocol.stop_reading();
         Ok(())
     }
 
@@ -164,21 +159,24 @@ impl Transport {
     /// Stop reading until `resume_reading`.
     fn pause_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
-        this.started()?.pause_reading();
+        this.started()?;
+        this.protocol.set_reading_paused(true);
         Ok(())
     }
 
     /// Read again.
     fn resume_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
-        this.started()?.resume_reading();
+        this.started()?;
+        this.protocol.set_reading_paused(false);
         Ok(())
     }
 
     /// True unless paused or closing.
     fn is_reading(slf: &Bound<'_, Self>) -> PyResult<bool> {
         let this = here(slf)?;
-        Ok(this.started()?.is_reading())
+        this.started()?;
+        Ok(this.protocol.is_reading())
     }
 
     /// The water marks (asyncio's defaults and checks).
@@ -226,7 +224,9 @@ impl Transport {
     /// Call `protocol` from now on.
     fn set_protocol(slf: &Bound<'_, Self>, protocol: &Bound<'_, PyAny>) -> PyResult<()> {
         let this = here(slf)?;
-        this.protocol.set_protocol(protocol)
+        this.protocol.set_protocol(protocol)?;
+        this.protocol.apply_reading(); // a buffered protocol reads with the other reader
+        Ok(())
     }
 
     /// True while the protocol is told to pause writing (asyncio's `_protocol_paused`,

@@ -192,6 +192,8 @@ class Transport(transports._FlowControlMixin):
             # asyncio calls it from a `call_soon` handle: "Exception in callback".
             protocol = self.get_protocol()
             self._loop._scratch_callback_failed(protocol.connection_made, (self,), exc, None)
+        elif kind == "read":
+            self._fatal_error(exc, "Fatal read error on socket transport")
         elif kind == "connection_lost":
             self._loop._scratch_callback_failed(self._call_connection_lost, (None,), exc, None)
         else:
