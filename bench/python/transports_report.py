@@ -97,14 +97,14 @@ def goals(records, conns):
             for r in records:
                 if kind(r) == "echo" and r["api"] == api and r["conns"] == c:
                     per.setdefault(r["system"], {})[r["round"]] = r["result"]["server_cpu_us_per_msg"]
-            rows.append((f"W5 C={c} {name}, µs CPU per message", per))
+            rows.append((f"W5 C={c} {name} (µs CPU per message)", per))
     for column in WORKLOADS:
         per = values(records, column)
         if column[2] == "W2":
             # The goal is uvloop's, which polls once per step as asyncio does: rloop's
             # figure skips the polls (the W2 polls table).
             per.pop("rloop", None)
-            rows.append(("W2 ns per step, against uvloop", per))
+            rows.append(("W2 ns per step (against uvloop)", per))
         else:
             rows.append((column[0], per))
     out = []
