@@ -32,6 +32,10 @@ OUT=${OUT:-target/bench-pt/python-transports.jsonl}
 W5_SIZE=$(sed -n 's/^W5_SIZE=//p' bench/params.env)
 ROUNDS=${ROUNDS:-3}
 read -r -a conns_list <<<"${CONNS:-50 1000}"
+# The servers' APIs (echo_server.py's --api: protocol, streams, buffered); LOOPS=0 runs W5
+# alone (no W1-W3, W6 or poll counts).
+read -r -a apis <<<"${APIS:-protocol streams}"
+LOOPS=${LOOPS:-1}
 W6_CONNS=${W6_CONNS:-$(sed -n "s/^W6_CONNS=//p" bench/params.env)}
 W6_HOLD_SECS=${W6_HOLD_SECS:-$(sed -n "s/^W6_HOLD_SECS=//p" bench/params.env)}
 POLL_STEPS=${POLL_STEPS:-100000}
@@ -91,7 +95,7 @@ for system in "${systems[@]}"; do
 done
 for round in $(seq "$ROUNDS"); do
   for CONNS in "${conns_list[@]}"; do
-    for api in protocol streams; do
+    for api in "${apis[@]}"; do
         for system in "${systems[@]}"; do
             start_server "$system" "$api" || continue
             if out=$(timeout 60 "${PIN_CLIENT[@]}" "$LOADGEN" --addr "$addr" --conns "$CONNS" \
@@ -106,6 +110,7 @@ for round in $(seq "$ROUNDS"); do
         done
     done
   done
+    [ "$LOOPS" = 1 ] || continue
     # W1-W3, each loop in turn (one process per loop: the workloads' best of REPEAT).
     for system in "${in_process[@]}"; do
         if out=$(timeout 300 "${PIN_CLIENT[@]}" "$PY" bench/python/workloads.py --loop "$system" W1 W2 W3); then
@@ -135,7 +140,7 @@ for round in $(seq "$ROUNDS"); do
 done
 # W2's polls: epoll_wait (and epoll_pwait, epoll_pwait2) calls in POLL_STEPS chained steps,
 # counted by strace; one run each (REPEAT=1), the count does not depend on the machine.
-if command -v strace >/dev/null; then
+if [ "$LOOPS" = 1 ] && command -v strace >/dev/null; then
     for system in "${in_process[@]}"; do
         trace=$(mktemp)
         if W2_STEPS=$POLL_STEPS REPEAT=1 timeout 300 strace -f -c -o "$trace" \
