@@ -11,6 +11,7 @@ import asyncio
 import gc
 import os
 import socket
+import struct
 import sys
 import tempfile
 import unittest
@@ -322,6 +323,66 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertIn(("paused with", b"012", False), log)
         self.assertIn(("resumed, then", b"012345"), log)
+
+    def test_a_buffered_protocol_at_the_end_and_on_a_reset(self):
+        # The buffered reader's two other outcomes, as asyncio's: the end of the stream
+        # (`eof_received` keeps the transport open, the protocol still writes), and a
+        # reset (`connection_lost` with the `ConnectionResetError`).
+        for reset in (False, True):
+            async def program(loop, log):
+                class Ending(asyncio.BufferedProtocol):
+                    def __init__(self):
+                        self.buf = bytearray(4)
+                        self.lost = loop.create_future()
+
+                    def connection_made(self, transport):
+                        self.transport = transport
+
+                    def get_buffer(self, sizehint):
+                        return self.buf
+
+                    def buffer_updated(self, n):
+                        log.append(("updated", bytes(self.buf[:n])))
+
+                    def eof_received(self):
+                        log.append(("eof",))
+                        self.transport.write(b"bye")
+                        return True
+
+                    def connection_lost(self, exc):
+                        log.append(("lost", type(exc).__name__))
+                        self.lost.set_result(None)
+
+                listener = socket.create_server(("127.0.0.1", 0))
+                peer = socket.create_connection(listener.getsockname())
+                ours, _ = listener.accept()
+                listener.close()
+                transport, protocol = await loop.connect_accepted_socket(Ending, ours)
+                peer.sendall(b"abcdef")
+                while len(log) < 2:
+                    await asyncio.sleep(0)
+                if reset:
+                    peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    peer.close()
+                else:
+                    peer.shutdown(socket.SHUT_WR)
+                    while len(log) < 3:
+                        await asyncio.sleep(0)
+                    peer.setblocking(False)
+                    got = b""
+                    while len(got) < 3:
+                        try:
+                            got += peer.recv(10)
+                        except BlockingIOError:
+                            await asyncio.sleep(0)
+                    log.append(("peer got", got))
+                    transport.close()
+                await protocol.lost
+                peer.close()
+
+            with self.subTest(reset=reset):
+                log = both(self, program)
+                self.assertEqual(log[-1], ("lost", "ConnectionResetError" if reset else "NoneType"))
 
     def test_loop_sendfile_over_the_transport(self):
         async def program(loop, log):
