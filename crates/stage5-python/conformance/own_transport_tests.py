@@ -285,6 +285,32 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertEqual(log, [("eof", b"0123456789"), ("lost", None)])
 
+    def test_reading_paused_in_connection_made_stays_paused(self):
+        # asyncio's transport adds its reader after `connection_made` only if reading is
+        # not paused by then (`_add_reader` checks `is_reading()`).
+        async def program(loop, log):
+            class Pausing(asyncio.Protocol):
+                def connection_made(self, transport):
+                    transport.pause_reading()
+
+                def data_received(self, data):
+                    log.append(("data", data))
+
+            a, b = socket.socketpair()
+            transport, _ = await loop.connect_accepted_socket(Pausing, a)
+            b.sendall(b"early")
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("paused", transport.is_reading()))
+            transport.resume_reading()
+            for _ in range(20):
+                await asyncio.sleep(0)
+            transport.close()
+            b.close()
+
+        log = both(self, program)
+        self.assertEqual(log, [("paused", False), ("data", b"early")])
+
     def test_a_buffered_protocol_that_pauses_reading_gets_no_more(self):
         # The socket is read into the protocol's buffer, one read per event, as asyncio's
         # `recv_into`: a protocol that pauses reading after its first 3 bytes gets no more

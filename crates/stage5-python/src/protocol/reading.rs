@@ -56,10 +56,15 @@ impl PyProtocol {
             return; // not started, or lost: nothing reads
         };
         let paused = self.reading.paused.get();
-        // Stage 5's reader: off and on again, so one added while paused goes too.
-        stage5.pause_reading();
         if !paused && !self.buffered.get() {
+            if !stage5.is_reading() {
+                stage5.resume_reading();
+            }
+        } else {
+            // On, then off: a reader stage 5 added while it was paused (its start adds
+            // one regardless) goes too.
             stage5.resume_reading();
+            stage5.pause_reading();
         }
         let ours = self.buffered.get() && !paused && !self.reading.ended.get();
         let ours = ours && !stage5.is_closing();
