@@ -17,8 +17,9 @@
 #     classes beyond its mixins (HandleTests, PolicyTests...), with our policy installed,
 #     one process per suite; and test_events' EventLoopTestsMixin,
 #     test_sock_lowlevel's BaseSockTestsMixin, SubprocessTestsMixin, test_server and
-#     test_buffered_proto composed with our loop, each test in its own process with a
-#     timeout; one line per suite,
+#     test_buffered_proto, test_sendfile, test_sslproto composed with our loop, each suite
+#     in one process (several tests per process, so state one leaves shows in the next),
+#     with a timeout; one line per suite,
 #     `SUITE: P passed, F failed, S skipped, H hung of N`, then every test that did not pass;
 #   - conformance/same_program.py: small asyncio programs on CPython's loop and on ours,
 #     outputs compared line by line.

@@ -6,6 +6,7 @@ loop as CPython composes them with its loops (`test_events.py` builds `EPollEven
 from `UnixEventLoopTestsMixin` and `test_utils.TestCase`):
 
     python cpython_tests.py list events|sock|subprocess     the test ids, one a line (or a MODULE's)
+    python cpython_tests.py composed events|...  run all of those in this process
     python cpython_tests.py one TEST_ID          run one test of those
     python cpython_tests.py suite MODULE         run an IsolatedAsyncioTestCase module
                                                  (test_queues...) with our policy installed
@@ -193,6 +194,14 @@ def main(argv):
     elif argv[:1] == ["list"]:
         for test in flatten(module_tests(argv[1])):
             print(short_id(test))
+    elif argv[:1] == ["composed"]:
+        # All of a composed suite's tests in this one process, each with a loop of its own
+        # (its setUp makes one, its tearDown closes it): what one test leaves shows in the next.
+        cls = COMPOSED[argv[1]]
+        names = loader.getTestCaseNames(cls)
+        if cls is ScratchSubprocessTests:
+            names = loader.getTestCaseNames(test_events.SubprocessTestsMixin)
+        run(unittest.TestSuite(cls(name) for name in names))
     elif argv[:1] == ["one"]:
         cls_name, name = argv[1].split(".")
         cls = {c.__name__: c for c in COMPOSED.values()}[cls_name]

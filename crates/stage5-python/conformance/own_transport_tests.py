@@ -8,11 +8,15 @@ own_transport_tests.py`); prints `own transport tests: P passed, F failed of N` 
 """
 
 import asyncio
+import gc
 import os
 import socket
+import struct
 import sys
 import tempfile
 import unittest
+import warnings
+import weakref
 
 import scratchloop
 from scratchloop import _transport
@@ -281,6 +285,131 @@ class CallbackOrder(unittest.TestCase):
         log = both(self, program)
         self.assertEqual(log, [("eof", b"0123456789"), ("lost", None)])
 
+    def test_reading_paused_in_connection_made_stays_paused(self):
+        # asyncio's transport adds its reader after `connection_made` only if reading is
+        # not paused by then (`_add_reader` checks `is_reading()`).
+        async def program(loop, log):
+            class Pausing(asyncio.Protocol):
+                def connection_made(self, transport):
+                    transport.pause_reading()
+
+                def data_received(self, data):
+                    log.append(("data", data))
+
+            a, b = socket.socketpair()
+            transport, _ = await loop.connect_accepted_socket(Pausing, a)
+            b.sendall(b"early")
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("paused", transport.is_reading()))
+            transport.resume_reading()
+            for _ in range(20):
+                await asyncio.sleep(0)
+            transport.close()
+            b.close()
+
+        log = both(self, program)
+        self.assertEqual(log, [("paused", False), ("data", b"early")])
+
+    def test_a_buffered_protocol_that_pauses_reading_gets_no_more(self):
+        # The socket is read into the protocol's buffer, one read per event, as asyncio's
+        # `recv_into`: a protocol that pauses reading after its first 3 bytes gets no more
+        # until it resumes, the rest staying in the kernel (a reader that read 256 KiB and
+        # then copied it into the buffer, 3 bytes a time, would hand over all 10).
+        async def program(loop, log):
+            class Pausing(asyncio.BufferedProtocol):
+                def __init__(self):
+                    self.buf = bytearray(3)
+                    self.got = bytearray()
+
+                def connection_made(self, transport):
+                    self.transport = transport
+
+                def get_buffer(self, sizehint):
+                    log.append(("get_buffer", sizehint))
+                    return self.buf
+
+                def buffer_updated(self, n):
+                    self.got += self.buf[:n]
+                    self.transport.pause_reading()
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(Pausing, a)
+            b.sendall(b"0123456789")
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("paused with", bytes(protocol.got), transport.is_reading()))
+            transport.resume_reading()
+            for _ in range(20):
+                await asyncio.sleep(0)
+            log.append(("resumed, then", bytes(protocol.got)))
+            transport.close()
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("paused with", b"012", False), log)
+        self.assertIn(("resumed, then", b"012345"), log)
+
+    def test_a_buffered_protocol_at_the_end_and_on_a_reset(self):
+        # The buffered reader's two other outcomes, as asyncio's: the end of the stream
+        # (`eof_received` keeps the transport open, the protocol still writes), and a
+        # reset (`connection_lost` with the `ConnectionResetError`).
+        for reset in (False, True):
+            async def program(loop, log):
+                class Ending(asyncio.BufferedProtocol):
+                    def __init__(self):
+                        self.buf = bytearray(4)
+                        self.lost = loop.create_future()
+
+                    def connection_made(self, transport):
+                        self.transport = transport
+
+                    def get_buffer(self, sizehint):
+                        return self.buf
+
+                    def buffer_updated(self, n):
+                        log.append(("updated", bytes(self.buf[:n])))
+
+                    def eof_received(self):
+                        log.append(("eof",))
+                        self.transport.write(b"bye")
+                        return True
+
+                    def connection_lost(self, exc):
+                        log.append(("lost", type(exc).__name__))
+                        self.lost.set_result(None)
+
+                listener = socket.create_server(("127.0.0.1", 0))
+                peer = socket.create_connection(listener.getsockname())
+                ours, _ = listener.accept()
+                listener.close()
+                transport, protocol = await loop.connect_accepted_socket(Ending, ours)
+                peer.sendall(b"abcdef")
+                while len(log) < 2:
+                    await asyncio.sleep(0)
+                if reset:
+                    peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    peer.close()
+                else:
+                    peer.shutdown(socket.SHUT_WR)
+                    while len(log) < 3:
+                        await asyncio.sleep(0)
+                    peer.setblocking(False)
+                    got = b""
+                    while len(got) < 3:
+                        try:
+                            got += peer.recv(10)
+                        except BlockingIOError:
+                            await asyncio.sleep(0)
+                    log.append(("peer got", got))
+                    transport.close()
+                await protocol.lost
+                peer.close()
+
+            with self.subTest(reset=reset):
+                log = both(self, program)
+                self.assertEqual(log[-1], ("lost", "ConnectionResetError" if reset else "NoneType"))
+
     def test_loop_sendfile_over_the_transport(self):
         async def program(loop, log):
             with tempfile.TemporaryFile() as file:
@@ -306,6 +435,44 @@ class CallbackOrder(unittest.TestCase):
 
         log = both(self, program)
         self.assertIn(("sent", 100_000, b"0123456789", 100_000), log)
+
+    def test_sendfile_after_a_write_the_socket_did_not_take(self):
+        # The bytes written before wait in the transport's buffer: the native sendfile
+        # waits for them to go (`_make_empty_waiter`), `write` refused meanwhile, and the
+        # peer reads them, then the file, in that order.
+        async def program(loop, log):
+            with tempfile.TemporaryFile() as file:
+                file.write(b"f" * 100_000)
+                file.flush()
+                file.seek(0)
+                a, b = socket.socketpair()
+                b.setblocking(False)
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: Recorder(log, "sender"), a)
+                transport.set_write_buffer_limits(high=1 << 30)  # no pause_writing
+                transport.write(b"w" * 3_000_000)  # more than the socket takes at once
+                log.append(("buffered", transport.get_write_buffer_size() > 0))
+                sending = loop.create_task(loop.sendfile(transport, file))
+                await asyncio.sleep(0)
+                try:
+                    transport.write(b"x")
+                except RuntimeError as refused:
+                    log.append(("refused", str(refused)))
+                got = bytearray()
+                while len(got) < 3_100_000:
+                    try:
+                        got += b.recv(1 << 20)
+                    except BlockingIOError:
+                        await asyncio.sleep(0)
+                log.append(("sent", await sending, got == b"w" * 3_000_000 + b"f" * 100_000))
+                transport.close()
+                await protocol.lost
+                b.close()
+
+        log = both(self, program)
+        self.assertIn(("buffered", True), log)
+        self.assertIn(("sent", 100_000, True), log)
+        self.assertIn(("refused", "unable to write; sendfile is in progress"), log)
 
     def test_streams_over_the_native_transport(self):
         async def program(loop, log):
@@ -362,6 +529,95 @@ class OtherThreads(unittest.TestCase):
         finally:
             loop.close()
         self.assertEqual(caught, ["RuntimeError"] * 4)
+
+
+class WhatBelongsToALoop(unittest.TestCase):
+    def test_a_base_exception_is_raised_by_its_own_loop(self):
+        # A `pause_writing` that raises `KeyboardInterrupt` inside a `write` made while its
+        # loop is not running: the exception is kept for that loop's next `run_forever`.
+        # Another loop on the same thread runs meanwhile and must not raise it.
+        class Interrupting(asyncio.Protocol):
+            def pause_writing(self):
+                raise KeyboardInterrupt("loop a's")
+
+        a, b = scratchloop.ScratchLoop(), scratchloop.ScratchLoop()
+        ours, peer = socket.socketpair()
+        try:
+            transport, _ = a.run_until_complete(
+                a.connect_accepted_socket(Interrupting, ours))
+            transport.set_write_buffer_limits(high=1)
+            transport.write(b"x" * (8 << 20))  # more than the socket takes: buffered, paused
+            self.assertEqual(b.run_until_complete(asyncio.sleep(0, "b ran")), "b ran")
+            with self.assertRaisesRegex(KeyboardInterrupt, "loop a's"):
+                a.run_until_complete(asyncio.sleep(0))
+            transport.abort()
+            a.run_until_complete(asyncio.sleep(0))
+        finally:
+            peer.close()
+            a.close()
+            b.close()
+
+    def test_a_connection_open_when_its_loop_closes_is_freed_and_its_socket_closed(self):
+        # asyncio's loop close leaves its transports alone; the collector frees one nobody
+        # holds, and its `__del__` warns and closes the socket: the peer reads the end.
+        for make in (asyncio.SelectorEventLoop, scratchloop.ScratchLoop):
+            with self.subTest(loop=make.__name__):
+                peer, transport = self.left_open(make, Keeper)
+                self.assert_freed_and_closed(peer, transport)
+
+    def test_a_lost_connection_whose_protocol_keeps_its_transport_is_freed(self):
+        for make in (asyncio.SelectorEventLoop, scratchloop.ScratchLoop):
+            with self.subTest(loop=make.__name__):
+                loop = make()
+                ours, peer = socket.socketpair()
+                try:
+                    transport, protocol = loop.run_until_complete(
+                        loop.connect_accepted_socket(Keeper, ours))
+                    transport.close()
+                    loop.run_until_complete(protocol.lost)
+                    transport = weakref.ref(transport)
+                    del protocol
+                    gc.collect()
+                    self.assertIsNone(transport())
+                finally:
+                    peer.close()
+                    loop.close()
+
+    def left_open(self, make, factory):
+        """A connection of a loop of `make`, left open when the loop is closed: the peer
+        and a weak reference to the transport."""
+        loop = make()
+        ours, peer = socket.socketpair()
+        try:
+            transport, _ = loop.run_until_complete(loop.connect_accepted_socket(factory, ours))
+        finally:
+            loop.close()
+        return peer, weakref.ref(transport)
+
+    def assert_freed_and_closed(self, peer, transport):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            gc.collect()
+        self.assertIsNone(transport())
+        self.assertIn("unclosed transport", " ".join(str(w.message) for w in caught))
+        peer.settimeout(30)
+        try:
+            self.assertEqual(peer.recv(10), b"")  # both descriptors closed: the end
+        finally:
+            peer.close()
+
+
+class Keeper(asyncio.Protocol):
+    """Keeps its transport, as most protocols do (a cycle for the collector)."""
+
+    def __init__(self):
+        self.lost = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def connection_lost(self, exc):
+        self.lost.set_result(exc)
 
 
 def main():

@@ -12,7 +12,9 @@ the venv's Python, where `scratchloop` is installed:
   next;
 - `EventLoopTestsMixin`, `BaseSockTestsMixin`, `SubprocessTestsMixin`, and the selector
   tests of `test_server`, `test_buffered_proto`, `test_sendfile` and `test_sslproto`,
-  composed with our loop, one process per test, several at once.
+  composed with our loop, one process per suite (each test makes and closes its own loop,
+  so what one leaves shows in the next), several suites at once; `--one-each` runs them
+  one process per test.
 
 Every process has a timeout (a hang is a result, `hung`, not a stuck run), runs in a
 session of its own and is killed by its process group's id when its time is up; the whole
@@ -85,12 +87,12 @@ def listed(what):
     return out.split()
 
 
-def run_module_suite(name, timeout, budget):
+def run_module_suite(name, timeout, budget, mode="suite"):
     """One process for the suite; a hang names the test that was running."""
     ids = listed(name)
     if budget.left() <= 0:
         return ids, {i: ("hung", "not started: the run's time budget was spent") for i in ids}
-    code, out = worker(["suite", name], min(timeout, budget.left()))
+    code, out = worker([mode, name], min(timeout, budget.left()))
     found = results(out)
     if code is not None and "LOOPS 0" in out.splitlines():
         return ids, {i: ("fail", "the suite ran on another loop than ours") for i in ids}
@@ -110,10 +112,14 @@ def run_one(test_id, timeout, budget):
     return test_id, results(out).get(test_id, ("fail", f"the process exited with {code}"))
 
 
-def run_composed(what, jobs, timeout, budget):
+def run_composed(what, timeout, budget, one_each):
+    """A composed suite: all its tests in one process (each test makes and closes its own
+    loop, so the suite's setup allows it, and state one test leaves shows in the next),
+    or with `one_each` a process per test."""
+    if not one_each:
+        return run_module_suite(what, timeout, budget, mode="composed")
     ids = listed(what)
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        found = dict(pool.map(lambda i: run_one(i, timeout, budget), ids))
+    found = dict(run_one(i, timeout, budget) for i in ids)
     return ids, found
 
 
@@ -134,14 +140,21 @@ def main():
     parser.add_argument("--timeout", type=float, default=60, help="per test process, seconds")
     parser.add_argument("--suite-timeout", type=float, default=150, help="per suite, seconds")
     parser.add_argument("--budget", type=float, default=360, help="the whole run, seconds")
+    parser.add_argument("--one-each", action="store_true",
+                        help="the composed suites one process per test (to find a test that "
+                             "fails only after another)")
     parser.add_argument("--expected", default=os.path.join(HERE, "expected-failures.txt"))
     opts = parser.parse_args()
     budget = Budget(opts.budget)
     table = []
     for name in MODULE_SUITES:
         table.append((name, *run_module_suite(name, opts.suite_timeout, budget)))
-    for what, name in COMPOSED.items():
-        table.append((name, *run_composed(what, opts.jobs, opts.timeout, budget)))
+    # The composed suites, several at once (each in its own process).
+    with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
+        composed = pool.map(
+            lambda what: run_composed(what, opts.suite_timeout, budget, opts.one_each),
+            COMPOSED)
+        table.extend((name, *done) for name, done in zip(COMPOSED.values(), composed))
     expected = expected_failures(opts.expected)
     regressions = []
     for name, ids, found in table:

@@ -13,14 +13,18 @@
 //! Python: running it takes the GIL (already held: the loop runs inside a Python call,
 //! and only the wait releases it), calls the context's `run`, and sorts the outcome.
 //! `SystemExit` and `KeyboardInterrupt` cannot unwind through stage 5's batch as they
-//! unwind through `_run_once`: they are kept here, the loop is asked to stop, and
-//! `run_forever` raises them once the batch is over. The rest of that batch runs first (a
-//! named deviation).
+//! unwind through `_run_once`: they are kept in their loop's [`Kept`] slot, the loop is
+//! asked to stop, and that loop's `run_forever` raises them once the batch is over. The
+//! rest of that batch runs first (a named deviation). The slot is the loop's, not the
+//! thread's: a loop that keeps one while it is not running (a `pause_writing` that raised
+//! inside a `write` made between two runs) raises it at its own next run, and another loop
+//! on the same thread never sees it.
 //!
 //! What changed from stage 5: stage 5's callbacks are Rust closures; this is the closure
 //! that carries a Python one.
 
-use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PySystemExit, PyTypeError};
 use pyo3::intern;
@@ -29,10 +33,51 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use stage5::EventLoop;
 
-thread_local! {
-    /// The `SystemExit` or `KeyboardInterrupt` a callback raised on this thread's loop, for
-    /// `run_forever` to raise when the loop has stopped. The first one wins, as the first would in Python.
-    static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+// ANCHOR: kept
+/// One loop's slot for the `SystemExit` or `KeyboardInterrupt` a callback, a protocol or a
+/// Python signal handler raised, for that loop's `run_forever` to raise when the loop has
+/// stopped. The first one wins, as the first would in Python. Its core, its callbacks, its
+/// protocols, its wait and its [`Remote`](crate::remote::Remote) share it; the `Remote`
+/// is `Send` (other threads hold it), hence an `Arc<Mutex>`, though only the loop's
+/// thread ever locks it.
+#[derive(Clone, Default)]
+pub struct Kept(Arc<Mutex<Option<PyErr>>>);
+
+impl Kept {
+    /// Keep `error` for `run_forever` (the first one kept wins).
+    pub fn keep(&self, error: PyErr) {
+        // A poisoned lock only means a panic elsewhere held it: the slot is still sound.
+        let mut pending = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if pending.is_none() {
+            *pending = Some(error);
+        }
+    }
+
+    /// Keep `error` and ask `lp` (this slot's loop) to stop.
+    pub fn keep_and_stop(&self, lp: &EventLoop, error: PyErr) {
+        self.keep(error);
+        lp.stop();
+    }
+
+    /// The `BaseException` kept since the last call, if any.
+    pub fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+// ANCHOR_END: kept
+
+/// What a callback knows of its loop: the Python loop (weakly: its exception handler) and
+/// the loop's [`Kept`] slot. One per loop, shared by its callbacks.
+pub struct Home {
+    owner: Py<PyWeakrefReference>,
+    kept: Kept,
+}
+
+impl Home {
+    /// The home of the Python loop `owner`, whose core keeps `kept`.
+    pub fn new(owner: Py<PyWeakrefReference>, kept: Kept) -> Rc<Home> {
+        Rc::new(Home { owner, kept })
+    }
 }
 
 /// `contextvars.copy_context`, looked up once.
@@ -40,13 +85,14 @@ static COPY_CONTEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 // ANCHOR: py_callback
 /// What asyncio's `Handle` holds: the callback, its arguments, its context, a timer's due
-/// time, and (weakly) the Python loop whose exception handler hears of its failures.
+/// time, and its loop's [`Home`]: whose exception handler hears of its failures, where
+/// a `SystemExit` is kept.
 pub struct PyCallback {
     callback: Py<PyAny>,
     args: Py<PyTuple>,
     context: Py<PyAny>,
     when: Option<f64>,
-    owner: Py<PyWeakrefReference>,
+    home: Rc<Home>,
 }
 
 impl PyCallback {
@@ -58,7 +104,7 @@ impl PyCallback {
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
         when: Option<f64>,
-        owner: &Py<PyWeakrefReference>,
+        home: &Rc<Home>,
     ) -> PyResult<PyCallback> {
         let py = callback.py();
         if !callback.is_callable() {
@@ -76,7 +122,7 @@ impl PyCallback {
             args: args.clone().unbind(),
             context,
             when,
-            owner: owner.clone_ref(py),
+            home: home.clone(),
         })
     }
 
@@ -116,10 +162,10 @@ impl PyCallback {
         if error.is_instance_of::<PySystemExit>(py)
             || error.is_instance_of::<PyKeyboardInterrupt>(py)
         {
-            keep_for_run_forever(lp, error);
+            self.home.kept.keep_and_stop(lp, error);
             return;
         }
-        let Some(owner) = self.owner.bind(py).upgrade() else {
+        let Some(owner) = self.home.owner.bind(py).upgrade() else {
             return; // the Python loop is gone: nobody left to tell
         };
         // `into_value` puts the traceback pyo3 holds beside the exception on the exception,
@@ -144,26 +190,4 @@ fn copy_context(py: Python<'_>) -> PyResult<Py<PyAny>> {
         PyResult::Ok(py.import("contextvars")?.getattr("copy_context")?.unbind())
     })?;
     Ok(copy.bind(py).call0()?.unbind())
-}
-
-/// Keep `error` (`SystemExit`, `KeyboardInterrupt`) for `run_forever`, and ask `lp` to
-/// stop.
-pub fn keep_for_run_forever(lp: &EventLoop, error: PyErr) {
-    keep(error);
-    lp.stop();
-}
-
-/// Keep `error` for `run_forever` (the first one kept wins).
-pub fn keep(error: PyErr) {
-    PENDING.with(|pending| {
-        let mut pending = pending.borrow_mut();
-        if pending.is_none() {
-            *pending = Some(error);
-        }
-    });
-}
-
-/// The `BaseException` kept since the last call, if any.
-pub fn take_kept() -> Option<PyErr> {
-    PENDING.with(|pending| pending.borrow_mut().take())
 }

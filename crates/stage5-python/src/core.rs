@@ -22,7 +22,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyTuple, PyWeakrefReference};
 use stage5::EventLoop;
 
-use crate::callback::{PyCallback, take_kept};
+use std::rc::Rc;
+
+use crate::callback::{Home, Kept, PyCallback};
 use crate::clock::MonotonicClock;
 use crate::errors::to_py;
 use crate::handle::{Handle, TimerHandle};
@@ -34,7 +36,8 @@ use crate::wait::release_gil;
 #[pyclass(unsendable, module = "scratchloop._core")]
 pub struct Core {
     lp: EventLoop,
-    owner: Py<PyWeakrefReference>, // the Python loop: its exception handler
+    home: Rc<Home>, // the Python loop (its exception handler) and `kept`, for callbacks
+    kept: Kept,     // this loop's `SystemExit`/`KeyboardInterrupt`, for `run_forever`
 }
 
 #[pymethods]
@@ -45,10 +48,12 @@ impl Core {
     fn new(owner: &Bound<'_, PyAny>, monotonic: f64) -> PyResult<Core> {
         let clock = std::rc::Rc::new(MonotonicClock::new(monotonic));
         let lp = EventLoop::try_with_clock(clock).map_err(to_py)?;
-        lp.set_wait_around(Some(release_gil()));
+        let kept = Kept::default();
+        lp.set_wait_around(Some(release_gil(kept.clone())));
         lp.set_logger(log_to_asyncio);
         let owner = PyWeakrefReference::new(owner)?.unbind();
-        Ok(Core { lp, owner })
+        let home = Home::new(owner, kept.clone());
+        Ok(Core { lp, home, kept })
     }
 
     /// The loop's time (asyncio's `loop.time()`).
@@ -66,7 +71,7 @@ impl Core {
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, context, None, &self.owner)?;
+        let call = PyCallback::new(callback, args, context, None, &self.home)?;
         // asyncio appends a `call_soon_threadsafe` to `_ready` at once: those made before
         // this call go first (stage 5 would move them in step 3, after this one).
         self.lp.take_remote_calls();
@@ -85,7 +90,7 @@ impl Core {
         args: &Bound<'_, PyTuple>,
         context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<TimerHandle>> {
-        let call = PyCallback::new(callback, args, context, Some(when), &self.owner)?;
+        let call = PyCallback::new(callback, args, context, Some(when), &self.home)?;
         let timer = self
             .lp
             .call_at(when, move |lp| call.run(lp))
@@ -99,7 +104,7 @@ impl Core {
     /// raised, if one did.
     fn run_forever(&self) -> PyResult<()> {
         let ran = self.lp.run_forever();
-        if let Some(raised) = take_kept() {
+        if let Some(raised) = self.kept.take() {
             return Err(raised);
         }
         ran.map_err(to_py)
@@ -197,7 +202,7 @@ impl Core {
 
     /// What other threads may hold: `call_soon_threadsafe` and the self-pipe.
     fn remote(&self) -> Remote {
-        Remote::new(self.lp.handle())
+        Remote::new(self.lp.handle(), self.kept.clone())
     }
 
     /// How many handles wait in the ready queue (for tests and the book).
@@ -222,6 +227,11 @@ impl Core {
         self.lp.clone()
     }
 
+    /// The loop's slot for a `SystemExit`/`KeyboardInterrupt`, for its transports.
+    pub(crate) fn kept(&self) -> Kept {
+        self.kept.clone()
+    }
+
     /// `callback(*args)` as a stage 5 callback, filed by `add` (stage 5's `add_reader`,
     /// `add_writer` or `add_signal_handler`), and the handle Python gets for it.
     fn file(
@@ -234,7 +244,7 @@ impl Core {
             Box<dyn FnMut(&EventLoop)>,
         ) -> Result<stage5::Handle, stage5::Error>,
     ) -> PyResult<Py<Handle>> {
-        let call = PyCallback::new(callback, args, None, None, &self.owner)?;
+        let call = PyCallback::new(callback, args, None, None, &self.home)?;
         let handle = add(&self.lp, Box::new(move |lp| call.run(lp))).map_err(to_py)?;
         Py::new(py, Handle::plain(handle, callback.clone().unbind()))
     }

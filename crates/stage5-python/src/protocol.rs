@@ -8,9 +8,8 @@
 //! `protocol.data_received` with no Python in between: one call into Python per event,
 //! as uvloop's transports make it.
 //!
-//! A `BufferedProtocol` (`get_buffer`/`buffer_updated`) is served from the bytes stage 5
-//! read: they are copied into the protocol's buffer, as many `get_buffer` calls as they
-//! need.
+//! A `BufferedProtocol` (`get_buffer`/`buffer_updated`) is read for straight into its
+//! buffer, by a reader of this crate's (`protocol/reading.rs`), stage 5's paused.
 //!
 //! Failures go where asyncio sends them: a protocol that raised in `data_received`,
 //! `eof_received`, `get_buffer` or `buffer_updated` is a fatal error of its transport
@@ -24,16 +23,20 @@
 
 use std::cell::{Cell, RefCell};
 
+use pyo3::PyTraverseError;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PySystemExit};
+use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyMemoryView, PySlice};
 use stage5::{EventLoop, Transport};
 
-use crate::callback::keep_for_run_forever;
+use crate::callback::Kept;
 use crate::errors::to_py;
+
+mod reading;
 
 /// `asyncio.BufferedProtocol`, looked up once.
 static BUFFERED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -41,25 +44,31 @@ static BUFFERED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// The Python protocol a stage 5 transport calls, and the Python transport it is given.
 pub struct PyProtocol {
     lp: EventLoop,
+    kept: Kept, // the loop's slot for a `SystemExit`/`KeyboardInterrupt`
     protocol: RefCell<Py<PyAny>>,
     buffered: Cell<bool>, // a `BufferedProtocol`: `get_buffer`/`buffer_updated`
     transport: RefCell<Option<Py<PyAny>>>, // the Python transport; `None` once lost
     stage5: RefCell<Option<Transport>>, // stage 5's transport, for a fatal error's abort
     lost_with: RefCell<Option<PyErr>>, // the exception `connection_lost` will be given
     paused: Cell<bool>,   // `pause_writing` called, `resume_writing` not yet (`_protocol_paused`)
+    sock: RefCell<Option<Py<PyAny>>>, // asyncio's socket: a buffered protocol's `recv_into`
+    reading: reading::Reading, // which reader runs, and the user's pause
 }
 
 impl PyProtocol {
     /// An adapter for `protocol`, on `lp`; [`PyProtocol::bind`] gives it its transports.
-    pub fn new(lp: EventLoop, protocol: &Bound<'_, PyAny>) -> PyResult<PyProtocol> {
+    pub fn new(lp: EventLoop, kept: Kept, protocol: &Bound<'_, PyAny>) -> PyResult<PyProtocol> {
         let this = PyProtocol {
             lp,
+            kept,
             protocol: RefCell::new(protocol.clone().unbind()),
             buffered: Cell::new(false),
             transport: RefCell::new(None),
             stage5: RefCell::new(None),
             lost_with: RefCell::new(None),
             paused: Cell::new(false),
+            sock: RefCell::new(None),
+            reading: reading::Reading::default(),
         };
         this.set_protocol(protocol)?;
         Ok(this)
@@ -105,8 +114,41 @@ impl PyProtocol {
             // The first failure is the one `connection_lost` hears of, as in asyncio, where
             // a second `_force_close` is nothing.
             self.lost_with.borrow_mut().get_or_insert(exc);
+            self.stop_reading();
             transport.abort();
         }
+    }
+
+    /// The loop closed with the connection open: let go of the Python transport and of
+    /// stage 5's, which the closed loop no longer drives (asyncio leaves such a transport
+    /// to the collector; so do we, with nothing of Rust's holding it).
+    pub fn release(&self) {
+        self.stop_reading();
+        drop(self.sock.borrow_mut().take());
+        drop(self.transport.borrow_mut().take());
+        drop(self.stage5.borrow_mut().take());
+    }
+
+    /// Show the collector the Python objects held here (for a `__traverse__`).
+    pub fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        // A cell borrowed now is being changed by running code: nothing to show this time.
+        if let Ok(protocol) = self.protocol.try_borrow() {
+            visit.call(&*protocol)?;
+        }
+        if let Ok(transport) = self.transport.try_borrow() {
+            visit.call(transport.as_ref())?;
+        }
+        if let Ok(sock) = self.sock.try_borrow() {
+            visit.call(sock.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Drop the Python objects held here (for a `__clear__`: the collector breaks a cycle).
+    pub fn clear(&self, py: Python<'_>) {
+        drop(self.sock.borrow_mut().take());
+        drop(self.transport.borrow_mut().take());
+        drop(self.protocol.replace(py.None()));
     }
 
     /// The Python transport, unless the connection is lost.
@@ -119,7 +161,7 @@ impl PyProtocol {
     /// `_scratch_failed`, which does what asyncio does for that kind.
     fn failed(&self, py: Python<'_>, kind: &str, error: PyErr) {
         if let Some(transport) = self.transport(py) {
-            report(&self.lp, transport.bind(py), kind, error);
+            report(self, transport.bind(py), kind, error);
         }
     }
 
@@ -134,9 +176,9 @@ impl PyProtocol {
         }
     }
 
-    // ANCHOR: buffered
-    /// A `BufferedProtocol`'s read: `get_buffer(-1)`, the bytes copied in, then
-    /// `buffer_updated(n)`, until all of `data` is in.
+    /// Bytes stage 5 read for a `BufferedProtocol` (its reader runs only for a plain
+    /// one; this is for bytes read just before `set_protocol` swapped one in):
+    /// `get_buffer(-1)`, the bytes copied in, then `buffer_updated(n)`, until all are in.
     fn buffer_data(&self, py: Python<'_>, mut data: &[u8]) -> PyResult<()> {
         while !data.is_empty() {
             let protocol = self.protocol(py);
@@ -161,15 +203,14 @@ impl PyProtocol {
         }
         Ok(())
     }
-    // ANCHOR_END: buffered
 }
 
 /// `SystemExit`/`KeyboardInterrupt` stop the loop; any other `error` goes to
 /// `transport._scratch_failed(kind, exc)`.
-fn report(lp: &EventLoop, transport: &Bound<'_, PyAny>, kind: &str, error: PyErr) {
+fn report(this: &PyProtocol, transport: &Bound<'_, PyAny>, kind: &str, error: PyErr) {
     let py = transport.py();
     if error.is_instance_of::<PySystemExit>(py) || error.is_instance_of::<PyKeyboardInterrupt>(py) {
-        keep_for_run_forever(lp, error);
+        this.kept.keep_and_stop(&this.lp, error);
         return;
     }
     let exc = error.into_value(py);
@@ -240,10 +281,12 @@ impl stage5::Protocol for PyProtocol {
             let Some(transport) = self.transport.borrow_mut().take() else {
                 return; // told already
             };
+            self.stop_reading();
+            drop(self.sock.borrow_mut().take());
             // The Python side tells the protocol, closes its socket, detaches the server.
             let lost = transport.call_method1(py, intern!(py, "_call_connection_lost"), (exc,));
             if let Err(error) = lost {
-                report(&self.lp, transport.bind(py), "connection_lost", error);
+                report(self, transport.bind(py), "connection_lost", error);
             }
             drop(self.stage5.borrow_mut().take()); // the cycle through stage 5's transport
         });

@@ -16,7 +16,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use stage5::{EventLoop, LoopHandle};
 
-use crate::callback::keep_for_run_forever;
+use crate::callback::Kept;
 use crate::errors::to_py;
 
 // ANCHOR: remote
@@ -24,6 +24,7 @@ use crate::errors::to_py;
 #[pyclass(frozen, module = "scratchloop._core")]
 pub struct Remote {
     handle: LoopHandle,
+    kept: Kept, // the loop's slot for what `_run` lets through
 }
 
 #[pymethods]
@@ -31,8 +32,9 @@ impl Remote {
     /// Run asyncio's `handle` (an `asyncio.Handle`) on the loop's thread, in its next
     /// batch, and wake the loop. Fails once the loop is closed.
     fn call_soon_threadsafe(&self, handle: Py<PyAny>) -> PyResult<()> {
+        let kept = self.kept.clone();
         self.handle
-            .call_soon_threadsafe(move |lp| run_handle(lp, handle))
+            .call_soon_threadsafe(move |lp| run_handle(lp, &kept, handle))
             .map_err(to_py)
     }
 
@@ -45,13 +47,13 @@ impl Remote {
 
 impl Remote {
     /// A remote for the loop `handle` belongs to.
-    pub fn new(handle: LoopHandle) -> Remote {
-        Remote { handle }
+    pub fn new(handle: LoopHandle, kept: Kept) -> Remote {
+        Remote { handle, kept }
     }
 }
 
 /// On the loop's thread: run asyncio's `handle` unless it was cancelled.
-fn run_handle(lp: &EventLoop, handle: Py<PyAny>) {
+fn run_handle(lp: &EventLoop, kept: &Kept, handle: Py<PyAny>) {
     Python::attach(|py| {
         let handle = handle.bind(py);
         let ran = handle
@@ -62,7 +64,7 @@ fn run_handle(lp: &EventLoop, handle: Py<PyAny>) {
                 false => handle.call_method0(intern!(py, "_run")).map(drop),
             });
         if let Err(error) = ran {
-            keep_for_run_forever(lp, error); // `_run` let it through: `SystemExit` or `KeyboardInterrupt`
+            kept.keep_and_stop(lp, error); // `_run` let it through: `SystemExit` or `KeyboardInterrupt`
         }
     });
 }

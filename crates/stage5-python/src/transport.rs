@@ -23,16 +23,20 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
-use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::PyTraverseError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
+use pyo3::types::PyBytes;
 
 use crate::core::Core;
 use crate::errors::to_py;
 use crate::fd::duplicate;
 use crate::handle::{Owner, on_owner_thread};
 use crate::protocol::PyProtocol;
+
+mod bytes_like;
+use bytes_like::with_bytes;
 
 /// asyncio's `_SelectorSocketTransport`, on stage 5's transport.
 #[pyclass(unsendable, extends = Owner, module = "scratchloop._core")]
@@ -49,9 +53,9 @@ impl Transport {
         core: &Bound<'_, Core>,
         protocol: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Transport>> {
-        let lp = core.borrow().event_loop();
+        let (lp, kept) = (core.borrow().event_loop(), core.borrow().kept());
         let transport = Transport {
-            protocol: Rc::new(PyProtocol::new(lp, protocol)?),
+            protocol: Rc::new(PyProtocol::new(lp, kept, protocol)?),
             stage5: OnceCell::new(),
         };
         Ok(PyClassInitializer::from(Owner::here()).add_subclass(transport))
@@ -79,6 +83,11 @@ impl Transport {
             .bind(transport.clone().unbind(), stage5.clone());
         // Unset a moment ago, and only this method sets it: the `Err` cannot happen.
         drop(this.stage5.set(stage5));
+        // After stage 5's reader is added: the reader that fits the protocol, or none.
+        let (protocol, sock) = (this.protocol.clone(), sock.clone().unbind());
+        let fd = sock.call_method0(slf.py(), "fileno")?.extract(slf.py())?;
+        lp.call_soon(move |_| protocol.start_reading(sock, fd))
+            .map_err(to_py)?;
         Ok(())
     }
     // ANCHOR_END: start
@@ -88,21 +97,7 @@ impl Transport {
     fn write(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let this = here(slf)?;
         let transport = this.started()?;
-        if let Ok(bytes) = data.cast::<PyBytes>() {
-            return transport.write(bytes.as_bytes()).map_err(to_py);
-        }
-        if !data.is_instance_of::<PyByteArray>() && !data.is_instance_of::<PyMemoryView>() {
-            let name = data.get_type().name()?;
-            return Err(PyTypeError::new_err(format!(
-                "data argument must be a bytes-like object, not '{name}'"
-            )));
-        }
-        let bytes = match PyBuffer::<u8>::get(data) {
-            Ok(buffer) => buffer.to_vec(data.py())?,
-            // Another format or layout: `bytes(data)`, as asyncio's `bytes(data)` would.
-            Err(_) => data.py().get_type::<PyBytes>().call1((data,))?.extract()?,
-        };
-        transport.write(&bytes).map_err(to_py)
+        with_bytes(data, |bytes| transport.write(bytes))?.map_err(to_py)
     }
 
     /// asyncio 3.11's `writelines`: the pieces joined, one `write`.
@@ -129,6 +124,7 @@ impl Transport {
     fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
         this.started()?.close();
+        this.protocol.stop_reading();
         Ok(())
     }
 
@@ -136,6 +132,7 @@ impl Transport {
     fn abort(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
         this.started()?.abort();
+        this.protocol.stop_reading();
         Ok(())
     }
 
@@ -153,27 +150,33 @@ impl Transport {
     /// True once `close`/`abort` was called or the peer closed.
     fn is_closing(slf: &Bound<'_, Self>) -> PyResult<bool> {
         let this = here(slf)?;
+        if this.released() {
+            return Ok(true); // nothing more can be sent or read
+        }
         Ok(this.started()?.is_closing())
     }
 
     /// Stop reading until `resume_reading`.
     fn pause_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
-        this.started()?.pause_reading();
+        this.started()?;
+        this.protocol.set_reading_paused(true);
         Ok(())
     }
 
     /// Read again.
     fn resume_reading(slf: &Bound<'_, Self>) -> PyResult<()> {
         let this = here(slf)?;
-        this.started()?.resume_reading();
+        this.started()?;
+        this.protocol.set_reading_paused(false);
         Ok(())
     }
 
     /// True unless paused or closing.
     fn is_reading(slf: &Bound<'_, Self>) -> PyResult<bool> {
         let this = here(slf)?;
-        Ok(this.started()?.is_reading())
+        this.started()?;
+        Ok(this.protocol.is_reading())
     }
 
     /// The water marks (asyncio's defaults and checks).
@@ -206,6 +209,9 @@ impl Transport {
     /// How many bytes wait in the write buffer.
     fn get_write_buffer_size(slf: &Bound<'_, Self>) -> PyResult<usize> {
         let this = here(slf)?;
+        if this.released() {
+            return Ok(0); // dropped with stage 5's transport
+        }
         Ok(this.started()?.get_write_buffer_size())
     }
 
@@ -218,7 +224,9 @@ impl Transport {
     /// Call `protocol` from now on.
     fn set_protocol(slf: &Bound<'_, Self>, protocol: &Bound<'_, PyAny>) -> PyResult<()> {
         let this = here(slf)?;
-        this.protocol.set_protocol(protocol)
+        this.protocol.set_protocol(protocol)?;
+        this.protocol.apply_reading(); // a buffered protocol reads with the other reader
+        Ok(())
     }
 
     /// True while the protocol is told to pause writing (asyncio's `_protocol_paused`,
@@ -227,6 +235,39 @@ impl Transport {
         let this = here(slf)?;
         Ok(this.protocol.is_paused())
     }
+
+    // ANCHOR: loop_closed
+    /// The loop closed with this connection open: stage 5's transport, which the closed
+    /// loop no longer drives, is dropped (its descriptor, the duplicate, closed), and the
+    /// adapter lets go of the Python transport, which the collector then frees as it frees
+    /// asyncio's (its `__del__` warns and closes the socket).
+    fn _scratch_loop_closed(slf: &Bound<'_, Self>) -> PyResult<()> {
+        on_owner_thread(slf.as_super(), "a transport")?;
+        let mut this = slf.borrow_mut();
+        this.protocol.release();
+        drop(this.stage5.take());
+        Ok(())
+    }
+
+    /// The collector's view of the Python protocol (and transport) the adapter holds,
+    /// once this object is the adapter's only owner: the connection lost, or its loop
+    /// closed. Before that stage 5's transport, driven by the loop, holds it too, and
+    /// the protocol is the loop's to keep alive, not garbage.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if Rc::strong_count(&self.protocol) == 1 {
+            self.protocol.traverse(&visit)?;
+        }
+        Ok(())
+    }
+
+    /// The collector breaks a cycle through the protocol (`protocol.transport`, the
+    /// Python transport, this object, the protocol).
+    fn __clear__(&self, py: Python<'_>) {
+        if Rc::strong_count(&self.protocol) == 1 {
+            self.protocol.clear(py);
+        }
+    }
+    // ANCHOR_END: loop_closed
 
     /// Stage 5's descriptor: the duplicate (for tests and the book).
     fn _scratch_fd(slf: &Bound<'_, Self>) -> PyResult<i32> {
@@ -238,9 +279,15 @@ impl Transport {
 impl Transport {
     /// Stage 5's transport, once started.
     fn started(&self) -> PyResult<&stage5::Transport> {
-        self.stage5
-            .get()
-            .ok_or_else(|| PyRuntimeError::new_err("the transport has not started"))
+        self.stage5.get().ok_or_else(|| match self.released() {
+            true => PyRuntimeError::new_err("Event loop is closed"),
+            false => PyRuntimeError::new_err("the transport has not started"),
+        })
+    }
+
+    /// True once its loop closed with it open (stage 5's transport dropped).
+    fn released(&self) -> bool {
+        self.stage5.get().is_none() && self.protocol.event_loop().is_closed()
     }
 }
 

@@ -20,16 +20,19 @@ use std::io;
 use pyo3::prelude::*;
 use stage5::{Wait, WaitAround};
 
-use crate::callback::keep;
+use crate::callback::Kept;
 
 // ANCHOR: release_gil
-/// The wait, with the GIL released; then Python's signal handlers.
-pub fn release_gil() -> WaitAround {
-    Box::new(|wait: Wait<'_>| {
+/// The wait, with the GIL released; then Python's signal handlers, whose exception is
+/// kept in `kept`, the loop's slot.
+pub fn release_gil(kept: Kept) -> WaitAround {
+    Box::new(move |wait: Wait<'_>| {
         Python::attach(|py| {
             let waited = py.detach(wait);
             if let Err(raised) = py.check_signals() {
-                keep(raised); // `run_forever` raises it: the loop stops at this error
+                kept.keep(raised);
+                // Ends stage 5's `run_forever` at once, as the exception leaves `select`
+                // in asyncio; the core's `run_forever` raises what is kept, not this.
                 return Err(io::Error::other("a Python signal handler raised"));
             }
             waited

@@ -3,7 +3,7 @@ import asyncio
 
 
 async def work(n, fail=False):
-    await asyncio.sleep(n / 100)
+    await asyncio.sleep(n / 20)  # 50 ms apart: a loaded machine stalls for more than 10
     print(f"work {n} done")
     if fail:
         raise ValueError(f"work {n} failed")
@@ -17,7 +17,7 @@ async def main():
         await asyncio.gather(work(1, fail=True), work(2))
     except ValueError as e:
         print("raised", e)
-    await asyncio.sleep(0.1)  # work(2) of the gather that raised ends meanwhile
+    await asyncio.sleep(0.15)  # work(2) of the gather that raised ends meanwhile
     slow = asyncio.gather(work(50), work(60))
     await asyncio.sleep(0.01)
     slow.cancel()

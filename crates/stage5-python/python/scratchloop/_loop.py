@@ -220,6 +220,11 @@ class ScratchLoop(unix_events.SelectorEventLoop):
         if self.is_closed():
             core.close()
             _OPEN.discard(self)
+            # A connection still open: stage 5's side is dropped, the rest is left to the
+            # collector, as asyncio leaves its transports (`__del__` warns, closes the socket).
+            for transport in list(self._transports.values()):
+                if isinstance(transport, _transport.Transport):
+                    transport._native._scratch_loop_closed()
 
     def set_debug(self, enabled):
         super().set_debug(enabled)

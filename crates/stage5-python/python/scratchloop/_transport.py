@@ -23,12 +23,19 @@ _NATIVE = ("write", "writelines", "is_closing", "get_write_buffer_size", "pause_
            "resume_reading", "is_reading")
 
 
+def _refuse_write(data):
+    raise RuntimeError("unable to write; sendfile is in progress")
+
+
 class Transport(transports._FlowControlMixin):
     """asyncio's `_SelectorSocketTransport` on stage 5's transport. A `_FlowControlMixin`,
     as asyncio's is (`loop.sendfile`'s fallback asks), whose water marks are stage 5's."""
 
-    # Not native: `loop.sendfile` sends through `write` (asyncio's fallback).
-    _sendfile_compatible = constants._SendfileMode.FALLBACK
+    # `loop.sendfile` tries `os.sendfile` on asyncio's socket, as on asyncio's transport:
+    # the selector loop's `_sendfile_native` pauses reading, waits for the write buffer to
+    # empty (`_make_empty_waiter`), and `write` is refused until it is done.
+    _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
+    _empty_waiter = None
     # `loop.start_tls` may swap in its `SSLProtocol` (a BufferedProtocol) with
     # `set_protocol`, as it does on asyncio's transports.
     _start_tls_compatible = True
@@ -141,6 +148,36 @@ class Transport(transports._FlowControlMixin):
             if server is not None:
                 server._detach()
                 self._server = None
+            waiter = self._empty_waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_exception(ConnectionError("Connection is closed by peer"))
+
+    # ---- native sendfile: asyncio's `_SelectorSocketTransport` hooks ----------------
+
+    def _make_empty_waiter(self):
+        """A future done once the write buffer is empty; until `_reset_empty_waiter`,
+        `write` is refused, as asyncio's is while `os.sendfile` writes the socket. Stage
+        5's transport tells Python nothing when its buffer empties, so the waiter looks
+        once an iteration (only while bytes written before the sendfile are still there)."""
+        if self._empty_waiter is not None:
+            raise RuntimeError("Empty waiter is already set")
+        self._empty_waiter = waiter = self._loop.create_future()
+        self.write = self.writelines = _refuse_write
+        self._check_empty(waiter)
+        return waiter
+
+    def _check_empty(self, waiter):
+        if waiter.done() or waiter is not self._empty_waiter:
+            return
+        if self._native.get_write_buffer_size() == 0:
+            waiter.set_result(None)
+        elif self._sock is not None:
+            self._loop.call_soon(self._check_empty, waiter)
+
+    def _reset_empty_waiter(self):
+        self._empty_waiter = None
+        self.write = self._native.write  # the Rust methods again
+        self.writelines = self._native.writelines
 
     def _scratch_failed(self, kind, exc):
         """A protocol's `kind` call raised `exc`: what asyncio does with it."""
@@ -155,6 +192,8 @@ class Transport(transports._FlowControlMixin):
             # asyncio calls it from a `call_soon` handle: "Exception in callback".
             protocol = self.get_protocol()
             self._loop._scratch_callback_failed(protocol.connection_made, (self,), exc, None)
+        elif kind == "read":
+            self._fatal_error(exc, "Fatal read error on socket transport")
         elif kind == "connection_lost":
             self._loop._scratch_callback_failed(self._call_connection_lost, (None,), exc, None)
         else:
