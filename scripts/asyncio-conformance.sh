@@ -79,13 +79,24 @@ fi
 "$venv/bin/python" crates/stage5-python/conformance/same_program.py || status=1
 # Chapter 9's picture replays the handles asyncio's loop ran for one program: on both loops
 # the program must give the committed record (its first line, which names the loop, aside).
+# The program sleeps in real time and its closest wake-ups are 0.1 s apart, so a stall of a
+# busy machine can swap two of them: a record that differs is made again, up to three times
+# in all; a loop that disagrees with the record disagrees every time.
 record=crates/stage5-python/conformance/handles/countdown.txt
 for loop in asyncio scratchloop; do
     args=()
     [ "$loop" = scratchloop ] && args=(--loop scratchloop)
-    if "$venv/bin/python" crates/stage5-python/conformance/handles.py "${args[@]}" \
-        crates/stage5-python/conformance/programs/countdown.py | tail -n +2 |
-        diff - <(tail -n +2 "$record") >/dev/null; then
+    same=0
+    for try in 1 2 3; do
+        if "$venv/bin/python" crates/stage5-python/conformance/handles.py "${args[@]}" \
+            crates/stage5-python/conformance/programs/countdown.py | tail -n +2 |
+            diff - <(tail -n +2 "$record") >/dev/null; then
+            same=1
+            break
+        fi
+        echo "handles: countdown.py on $loop differs from $record (try $try of 3)"
+    done
+    if [ "$same" = 1 ]; then
         echo "handles: countdown.py on $loop gives $record"
     else
         echo "FAILED: countdown.py's handles on $loop differ from $record"
