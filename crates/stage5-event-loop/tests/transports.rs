@@ -90,6 +90,42 @@ impl Protocol for Says {
     }
 }
 
+/// A protocol that pauses reading in `connection_made`, and says what it gets.
+#[derive(Default)]
+struct PausesAtOnce(Says);
+
+impl Protocol for PausesAtOnce {
+    fn connection_made(&self, transport: &Transport) {
+        transport.pause_reading();
+        self.0.connection_made(transport);
+    }
+    fn data_received(&self, data: &[u8]) {
+        self.0.data_received(data);
+    }
+}
+
+/// Reading paused in `connection_made` stays paused: the reader the transport schedules
+/// to start after `connection_made` is not added (asyncio's `_add_reader` asks
+/// `is_reading()` first), and `resume_reading` brings the bytes.
+#[test]
+fn reading_paused_in_connection_made_stays_paused() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let (a, mut b) = UnixStream::pair().unwrap();
+    let protocol = Rc::new(PausesAtOnce::default());
+    let transport = lp
+        .make_socket_transport(a.into(), protocol.clone(), None)
+        .unwrap();
+    b.write_all(b"early").unwrap();
+    settle(&lp);
+    assert_eq!(*protocol.0.0.borrow(), ["made"]);
+    assert!(!transport.is_reading());
+    transport.resume_reading();
+    settle(&lp);
+    assert_eq!(*protocol.0.0.borrow(), ["made", "data early"]);
+    transport.abort();
+    lp.close().unwrap();
+}
+
 /// Deviation 1: protocol methods take `&self` (the transport holds an `Rc<dyn Protocol>`
 /// and the program may hold another), so a protocol keeps its state in cells; and
 /// `connection_lost` gets the loop's `Error`, here none.

@@ -151,10 +151,12 @@ impl Transport {
         }
     }
 
-    /// The reader: `read_ready` while readable, unless closing.
+    /// The reader: `read_ready` while readable, unless closing or paused.
     pub(crate) fn add_reader(&self, lp: &EventLoop) {
-        if self.inner.closing.get() {
-            return; // asyncio's `_SelectorTransport._add_reader`: closed before it started
+        if self.inner.closing.get() || self.inner.paused.get() {
+            // asyncio's `_SelectorTransport._add_reader` asks `is_reading()`: closed, or
+            // paused (say in `connection_made`) before the reader it scheduled started.
+            return;
         }
         let t = self.clone();
         if let Err(error) =
