@@ -195,13 +195,13 @@ GROUPS = [
      "one iteration runs exactly the handles ready when it starts, in order, each one's "
      "panic caught and reported (`_run_once`, `Handle._run`)"),
     ("the select",
-     r"Selector::select|mio::poll|epoll_wait",
+     r"Selector::select|IoDriver<L>::select|select_io|mio::poll|epoll_wait",
      "one select per iteration, whatever is ready"),
     ("the select's events",
-     r"IoTable<L,S>::process_events|rearm_dispatched",
+     r"IoTable<L,S>::process_events|IoDriver<L>::process_events|rearm_dispatched",
      "every event of the select handed to its waiter in the same iteration"),
     ("kept registrations",
-     r"io_table::|io_wait|io_done|is_drained",
+     r"io_table::|io_driver::|io_wait|io_done|is_drained",
      "no `epoll_ctl` per wait, and no wait left on a stale registration: each is checked "
      "before the loop could sleep on it"),
     ("the socket operation",
