@@ -58,7 +58,19 @@ def per_message(r):
     return {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in names}
 
 
+def grind_per_message(r):
+    """The marginal instructions of one more message, by function."""
+    (n1, n2), (a, b) = r["n"], r["functions"]
+    return {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in set(a) | set(b)}
+
+
 def line(r):
+    if r["kind"] == "callgrind":
+        per = grind_per_message(r)
+        top = sorted(per.items(), key=lambda kv: -kv[1])[:8]
+        return (f"  {r['system']:8} {sum(per.values()):,.0f} instructions/msg, malloc and free "
+                f"{alloc_of(per):,.0f}, hash map {hash_of(per):,.0f}; top: "
+                + ", ".join(f"{k} {v:,.0f}" for k, v in top))
     if r["kind"] == "syscalls":
         per = per_message(r)
         return (f"  {r['system']:8} C={r['conns']:<5} {sum(per.values()):.3f} calls/msg, "
@@ -66,6 +78,18 @@ def line(r):
     res = r["result"]
     return (f"  round {r['round']} {r['system']:8} {res['msgs_per_sec']:9.0f} msg/s, "
             f"server {res['server_cpu_us_per_msg']} us CPU/msg")
+
+
+def alloc_of(per):
+    """Instructions in glibc's malloc and free."""
+    return sum(v for k, v in per.items()
+               if re.fullmatch(r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
+                               r"|malloc_consolidate|unlink_chunk.*", k))
+
+
+def hash_of(per):
+    """Instructions in hash maps."""
+    return sum(v for k, v in per.items() if k.startswith("hashbrown::"))
 
 
 def ratio(x):
@@ -141,15 +165,11 @@ def page(rows, name):
         ]
         base = None
         for r in grind:
-            (n1, n2), (a, b) = r["n"], r["functions"]
-            per = {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in set(a) | set(b)}
+            per = grind_per_message(r)
             total = sum(per.values())
             if r["system"] == "stage5":
                 base = total
-            alloc = sum(v for k, v in per.items()
-                        if re.fullmatch(r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
-                                        r"|malloc_consolidate|unlink_chunk.*", k))
-            hashed = sum(v for k, v in per.items() if k.startswith("hashbrown::"))
+            alloc, hashed = alloc_of(per), hash_of(per)
             out.append(f"| {r['system']} | {total:,.0f} | "
                        f"{ratio(total / base) if base else '—'} | {alloc:,.0f} | {hashed:,.0f} |")
         out += ["// ANCHOR_END: instructions", ""]

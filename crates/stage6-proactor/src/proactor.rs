@@ -18,7 +18,6 @@
 //! stage 5 handles them as before.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
@@ -26,7 +25,7 @@ use std::time::Duration;
 
 use stage5::{Proactor, Waited};
 
-use crate::ring::{CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
+use crate::ring::{Beside, CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
 
 /// What runs when an operation completes: it sets a future's result, or submits more.
 pub type Then = Box<dyn FnOnce(&Rc<Uring>, Done)>;
@@ -39,7 +38,7 @@ const CLOSE_ROUNDS: u32 = 10;
 pub struct Uring {
     me: std::rc::Weak<Uring>,
     ring: RefCell<Ring>,
-    then: RefCell<HashMap<Key, Then>>,
+    then: RefCell<Beside<Then>>,
     done: RefCell<Vec<Done>>,
     selector_poll: Cell<Option<Key>>,
     closed: Cell<bool>,
@@ -51,7 +50,7 @@ impl Uring {
         Rc::new_cyclic(|me| Uring {
             me: me.clone(),
             ring: RefCell::new(ring),
-            then: RefCell::new(HashMap::new()),
+            then: RefCell::new(Beside::default()),
             done: RefCell::new(Vec::new()),
             selector_poll: Cell::new(None),
             closed: Cell::new(false),
@@ -69,7 +68,7 @@ impl Uring {
         let name = op.name();
         let key = self.ring.borrow_mut().submit(fd, Some(socket), op)?;
         scaffold::trace!("submit: op {key}, {name} on fd {fd}");
-        self.then.borrow_mut().insert(key, then);
+        self.then.borrow_mut().put(key, then);
         Ok(key)
     }
     // ANCHOR_END: register
@@ -155,7 +154,7 @@ impl Proactor for Uring {
                     Err(e) => scaffold::trace!("completed: op {key}, {name}: {e}"),
                 }
             }
-            let then = self.then.borrow_mut().remove(&done.key);
+            let then = self.then.borrow_mut().take(done.key);
             if let Some(then) = then {
                 then(&me, done);
             }
