@@ -25,10 +25,12 @@ use std::time::Duration;
 
 use stage5::{Proactor, Waited};
 
+use crate::op::Complete;
 use crate::ring::{Beside, CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
 
-/// What runs when an operation completes: it sets a future's result, or submits more.
-pub type Then = Box<dyn FnOnce(&Rc<Uring>, Done)>;
+/// What runs when an operation completes: it sets a future's result, or submits more
+/// (the operation's record, `op/record.rs`).
+pub type Then = Rc<dyn Complete>;
 
 /// How many waits of [`CLOSE_PATIENCE`] a closing loop gives the kernel (asyncio waits
 /// without end); what is left then is the ring's own drop's to wait for, or leak.
@@ -156,7 +158,7 @@ impl Proactor for Uring {
             }
             let then = self.then.borrow_mut().take(done.key);
             if let Some(then) = then {
-                then(&me, done);
+                then.complete(&me, done);
             }
         }
     }
