@@ -42,6 +42,7 @@ pub struct Uring {
     ring: RefCell<Ring>,
     then: RefCell<Beside<Then>>,
     done: RefCell<Vec<Done>>,
+    spare: RefCell<Vec<Done>>, // `done`'s other half, emptied, so that neither is grown anew
     selector_poll: Cell<Option<Key>>,
     closed: Cell<bool>,
 }
@@ -54,6 +55,7 @@ impl Uring {
             ring: RefCell::new(ring),
             then: RefCell::new(Beside::default()),
             done: RefCell::new(Vec::new()),
+            spare: RefCell::new(Vec::new()),
             selector_poll: Cell::new(None),
             closed: Cell::new(false),
         })
@@ -146,9 +148,10 @@ impl Proactor for Uring {
     /// Step 3's second half: each completion's continuation, in the kernel's order
     /// (asyncio's `_poll` sets the futures' results as it takes them off the port).
     fn dispatch(&self) {
-        let done = std::mem::take(&mut *self.done.borrow_mut());
+        let mut batch = self.spare.take();
+        std::mem::swap(&mut batch, &mut *self.done.borrow_mut());
         let Some(me) = self.me.upgrade() else { return };
-        for done in done {
+        for done in batch.drain(..) {
             if scaffold::console::tracing() {
                 let (key, name) = (done.key, done.op.name());
                 match &done.result {
@@ -161,6 +164,7 @@ impl Proactor for Uring {
                 then.complete(&me, done);
             }
         }
+        *self.spare.borrow_mut() = batch; // empty, its room kept for the next batch
     }
     // ANCHOR_END: poll
 

@@ -206,12 +206,9 @@ impl Ring {
     /// Move every completion to `out`, each with what its operation owned: only now does
     /// the memory leave the table.
     pub fn reap(&mut self, out: &mut Vec<Done>) {
-        let answers: Vec<(u64, i32)> = self
-            .uring
-            .completion()
-            .map(|cqe| (cqe.user_data(), cqe.result()))
-            .collect();
-        for (data, result) in answers {
+        // Read in place: the queue and the table are two fields, borrowed side by side.
+        for cqe in self.uring.completion() {
+            let (data, result) = (cqe.user_data(), cqe.result());
             if data == CANCEL {
                 continue; // a cancel request's own answer: its operation answers for itself
             }
