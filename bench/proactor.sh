@@ -25,8 +25,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '%s\n' "$*" >&2; }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
-! has syscalls || command -v strace >/dev/null || { say "bench/proactor.sh needs strace"; exit 1; }
-! has callgrind || command -v valgrind >/dev/null || { say "bench/proactor.sh needs valgrind"; exit 1; }
 SYSTEMS=${SYSTEMS:-"stage6 stage5 tokio monoio"}
 ROUNDS=${ROUNDS:-4}
 SECS=${SECS:-3}
@@ -36,6 +34,8 @@ PER_GRIND=${PER_GRIND:-"3 13"}
 GRIND_SECS=${GRIND_SECS:-30}
 GRIND_SYSTEMS=${GRIND_SYSTEMS:-"stage5 stage6"}
 STEPS=${STEPS:-"syscalls cpu callgrind"}
+! has syscalls || command -v strace >/dev/null || { say "bench/proactor.sh needs strace"; exit 1; }
+! has callgrind || command -v valgrind >/dev/null || { say "bench/proactor.sh needs valgrind"; exit 1; }
 OUT=${OUT:-bench/measured}
 WORK=target/proactor
 mkdir -p "$OUT" "$WORK"

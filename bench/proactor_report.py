@@ -92,6 +92,30 @@ def hash_of(per):
     return sum(v for k, v in per.items() if k.startswith("hashbrown::"))
 
 
+# Where the instructions go, by function name: the first group whose pattern matches.
+GROUPS = [
+    ("malloc and free", r"(_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
+                        r"|malloc_consolidate|unlink_chunk.*|__rustc::.*|alloc_perturb|tcache.*)"),
+    ("hash maps", r"hashbrown::.*"),
+    ("io_uring: ring, proactor", r"(.*stage6::ring::.*|io_uring::.*|.*stage6::proactor::.*)"),
+    ("stage 6's operations", r".*stage6::(op|sockets)\b.*"),
+    ("epoll: selector, readiness", r"(mio::.*|.*stage5::parts::(selector|io_table)\b.*"
+                                   r"|.*stage5::io::.*|.*IoOp.*|epoll_.*)"),
+    ("futures", r".*stage5::futures::future\b.*"),
+    ("tasks and wakers", r"(.*stage5::futures::(task|waker)\b.*|.*raw_waker.*|.*TaskCore.*)"),
+    ("the loop: run_once, handles", r"(.*stage5::.*|std::thread::local::.*|.*scaffold::.*)"),
+]
+
+
+def groups_of(per):
+    """Instructions per message by group; the rest is 'other' (std, libc, the loader)."""
+    got = dict.fromkeys([g for g, _ in GROUPS] + ["other"], 0.0)
+    for name, v in per.items():
+        group = next((g for g, pat in GROUPS if re.fullmatch(pat, name)), "other")
+        got[group] += v
+    return got
+
+
 def ratio(x):
     return f"{x:.2f}×"
 
@@ -173,6 +197,24 @@ def page(rows, name):
             out.append(f"| {r['system']} | {total:,.0f} | "
                        f"{ratio(total / base) if base else '—'} | {alloc:,.0f} | {hashed:,.0f} |")
         out += ["// ANCHOR_END: instructions", ""]
+        names = [r["system"] for r in grind]
+        by = {r["system"]: groups_of(grind_per_message(r)) for r in grind}
+        out += [
+            "## profile: where each message's instructions go (callgrind, C = 1000)",
+            "",
+            "The same runs' instructions per message by function group (each function's own",
+            "instructions, not its callees'), by name: the allocator, hash maps, the ring and",
+            "the proactor, stage 6's operations, the selector and readiness, futures, tasks and",
+            "wakers, the rest of the loop; `other` is the standard library, libc and the loader.",
+            "",
+            "// ANCHOR: profile",
+            "| group | " + " | ".join(names) + " |",
+            "| --- |" + " ---: |" * len(names),
+        ]
+        for group in list(by[names[0]]):
+            out.append(f"| {group} | " + " | ".join(f"{by[n][group]:,.0f}" for n in names) + " |")
+        out.append("| all | " + " | ".join(f"{sum(by[n].values()):,.0f}" for n in names) + " |")
+        out += ["// ANCHOR_END: profile", ""]
     return "\n".join(out)
 
 
