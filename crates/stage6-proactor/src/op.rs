@@ -35,7 +35,6 @@ impl<T> Clone for Slot<T> {
 }
 
 mod record; // what one operation keeps, in one allocation ("Going further")
-pub use record::Complete;
 pub(crate) use record::{Continue, Record};
 
 /// The future of one operation in flight.

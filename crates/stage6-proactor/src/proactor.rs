@@ -25,12 +25,17 @@ use std::time::Duration;
 
 use stage5::{Proactor, Waited};
 
-use crate::op::Complete;
 use crate::ring::{Beside, CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
 
 /// What runs when an operation completes: it sets a future's result, or submits more
 /// (the operation's record, `op/record.rs`).
 pub type Then = Rc<dyn Complete>;
+
+/// An operation's continuation, run with the kernel's answer.
+pub trait Complete {
+    /// Continue with the kernel's answer.
+    fn complete(self: Rc<Self>, uring: &Rc<Uring>, done: Done);
+}
 
 /// How many waits of [`CLOSE_PATIENCE`] a closing loop gives the kernel (asyncio waits
 /// without end); what is left then is the ring's own drop's to wait for, or leak.

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use stage5::{CallbackId, Error, Future};
 
 use super::{Slot, finish};
-use crate::proactor::Uring;
+use crate::proactor::{Complete, Uring};
 use crate::ring::{Done, Key};
 
 /// What an operation's completion does.
@@ -66,12 +66,6 @@ impl<T: 'static> Record<T> {
     pub(crate) fn done(&self) -> bool {
         self.future.borrow().as_ref().is_none_or(Future::done)
     }
-}
-
-/// What the proactor runs with a completion.
-pub trait Complete {
-    /// Continue with the kernel's answer.
-    fn complete(self: Rc<Self>, uring: &Rc<Uring>, done: Done);
 }
 
 impl<T: 'static> Complete for Record<T> {
