@@ -26,10 +26,10 @@ cd "$(dirname "$0")/.."
 say() { printf '%s\n' "$*" >&2; }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 SYSTEMS=${SYSTEMS:-"stage6 stage5 tokio monoio"}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-6}
 SECS=${SECS:-3}
 PER_50=${PER_50:-"20 120"}
-PER_1000=${PER_1000:-"3 13"}
+PER_1000=${PER_1000:-"3 33"}
 PER_GRIND=${PER_GRIND:-"3 13"}
 GRIND_SECS=${GRIND_SECS:-30}
 GRIND_SYSTEMS=${GRIND_SYSTEMS:-"stage5 stage6"}
@@ -39,6 +39,9 @@ STEPS=${STEPS:-"syscalls cpu callgrind"}
 OUT=${OUT:-bench/measured}
 WORK=target/proactor
 mkdir -p "$OUT" "$WORK"
+# One run at a time: two would share $WORK's files and load each other's servers.
+exec 9>"$WORK/lock"
+flock -n 9 || { say "another bench/proactor.sh is running (holds $WORK/lock)"; exit 1; }
 say "== build (release)"
 bins=()
 for s in $SYSTEMS $GRIND_SYSTEMS; do bins+=(--bin "bench-$s"); done

@@ -80,11 +80,14 @@ def line(r):
             f"server {res['server_cpu_us_per_msg']} us CPU/msg")
 
 
+# glibc's malloc and free, by function name.
+ALLOC = (r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc|malloc_consolidate"
+         r"|unlink_chunk.*")
+
+
 def alloc_of(per):
     """Instructions in glibc's malloc and free."""
-    return sum(v for k, v in per.items()
-               if re.fullmatch(r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
-                               r"|malloc_consolidate|unlink_chunk.*", k))
+    return sum(v for k, v in per.items() if re.fullmatch(ALLOC, k))
 
 
 def hash_of(per):
@@ -94,16 +97,15 @@ def hash_of(per):
 
 # Where the instructions go, by function name: the first group whose pattern matches.
 GROUPS = [
-    ("malloc and free", r"(_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
-                        r"|malloc_consolidate|unlink_chunk.*|__rustc::.*|alloc_perturb|tcache.*)"),
+    ("malloc and free", ALLOC),
     ("hash maps", r"hashbrown::.*"),
-    ("io_uring: ring, proactor", r"(.*stage6::ring::.*|io_uring::.*|.*stage6::proactor::.*)"),
     ("stage 6's operations", r".*stage6::(op|sockets)\b.*"),
-    ("epoll: selector, readiness", r"(mio::.*|.*stage5::parts::(selector|io_table)\b.*"
+    ("the ring and the proactor", r"(.*stage6::ring::.*|io_uring::.*|.*stage6::proactor::.*)"),
+    ("epoll and readiness", r"(mio::.*|.*stage5::parts::(selector|io_table)\b.*"
                                    r"|.*stage5::io::.*|.*IoOp.*|epoll_.*)"),
     ("futures", r".*stage5::futures::future\b.*"),
     ("tasks and wakers", r"(.*stage5::futures::(task|waker)\b.*|.*raw_waker.*|.*TaskCore.*)"),
-    ("the loop: run_once, handles", r"(.*stage5::.*|std::thread::local::.*|.*scaffold::.*)"),
+    ("the rest of the loop", r"(.*stage5::.*|std::thread::local::.*|.*scaffold::.*)"),
 ]
 
 
@@ -154,7 +156,8 @@ def page(rows, name):
         "## cpu: server CPU per message at C = 1000",
         "",
         f"loadgen against each server in turn for {run['secs']} s, 64-byte messages, the",
-        "order rotated each round; medians over rounds, ratios taken within a round.",
+        "order rotated each round; medians over rounds (in brackets the least and the most),",
+        "ratios taken within a round.",
         "",
         "// ANCHOR: cpu",
         "| system | rounds | server CPU per message | × stage5 | × tokio | messages per second |",
@@ -166,13 +169,15 @@ def page(rows, name):
 
     for s in systems:
         mine = [rnd for rnd in rounds if (rnd, s) in got]
-        us = statistics.median(cpu_of(rnd, s) for rnd in mine)
+        each = [cpu_of(rnd, s) for rnd in mine]
+        us = statistics.median(each)
         rate = statistics.median(float(got[(rnd, s)]["msgs_per_sec"]) for rnd in mine)
         cells = []
         for base in ("stage5", "tokio"):
             both = [cpu_of(rnd, s) / cpu_of(rnd, base) for rnd in mine if (rnd, base) in got]
             cells.append(ratio(statistics.median(both)) if both else "—")
-        out.append(f"| {s} | {len(mine)} | {us:.2f} µs | {cells[0]} | {cells[1]} "
+        out.append(f"| {s} | {len(mine)} | {us:.2f} µs ({min(each):.2f} to {max(each):.2f}) "
+                   f"| {cells[0]} | {cells[1]} "
                    f"| {rate:,.0f} |")
     out += ["// ANCHOR_END: cpu", ""]
     grind = [r for r in rows if r["kind"] == "callgrind"]
@@ -203,8 +208,8 @@ def page(rows, name):
             "## profile: where each message's instructions go (callgrind, C = 1000)",
             "",
             "The same runs' instructions per message by function group (each function's own",
-            "instructions, not its callees'), by name: the allocator, hash maps, the ring and",
-            "the proactor, stage 6's operations, the selector and readiness, futures, tasks and",
+            "instructions, not its callees'), by name: the allocator, hash maps, stage 6's",
+            "operations, the ring and the proactor, epoll and readiness, futures, tasks and",
             "wakers, the rest of the loop; `other` is the standard library, libc and the loader.",
             "",
             "// ANCHOR: profile",

@@ -34,7 +34,7 @@ impl<T> Clone for Slot<T> {
     }
 }
 
-mod record; // what one operation keeps, in one allocation ("Going further")
+mod record; // what one operation keeps, in one allocation ("What it costs")
 pub(crate) use record::{Continue, Record};
 
 /// The future of one operation in flight.

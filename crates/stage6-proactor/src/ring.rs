@@ -34,7 +34,7 @@ use io_uring::{IoUring, opcode, squeue};
 use socket2::{SockAddr, SockAddrStorage};
 
 mod op; // the operations, and the submission entry each makes
-mod slab; // the table itself: slots found by the key, not a hash ("Going further")
+mod slab; // the table itself: slots found by the key, not a hash ("What it costs")
 use op::entry_for;
 pub use op::{Op, Peer};
 use slab::Slab;

@@ -1,5 +1,5 @@
-//! What one operation keeps while the kernel has it, in one allocation (book chapter 10,
-//! "Going further"; asyncio's `_OverlappedFuture` keeps its `Overlapped` object, and
+//! What one operation keeps while the kernel has it, in one allocation (book chapter 10, "What
+//! it costs"; asyncio's `_OverlappedFuture` keeps its `Overlapped` object, and
 //! `IocpProactor._cache` the callback beside it).
 //!
 //! The number the kernel knows it by, the future its completion resolves, what runs then,

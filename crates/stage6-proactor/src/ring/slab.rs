@@ -1,4 +1,4 @@
-//! The ring's table of operations in flight as a slab (book chapter 10, "Going further";
+//! The ring's table of operations in flight as a slab (book chapter 10, "What it costs";
 //! asyncio's `IocpProactor._cache`, a dict keyed by the `OVERLAPPED`'s address, retold
 //! as tokio-uring's and monoio's slabs are).
 //!
