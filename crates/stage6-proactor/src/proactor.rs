@@ -31,6 +31,9 @@ use crate::ring::{Beside, CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
 /// (the operation's record, `op/record.rs`).
 pub type Then = Rc<dyn Complete>;
 
+/// A completion and its continuation, taken out of the table together.
+type Completed = (Done, Option<Then>);
+
 /// An operation's continuation, run with the kernel's answer.
 pub trait Complete {
     /// Continue with the kernel's answer.
@@ -46,8 +49,9 @@ pub struct Uring {
     me: std::rc::Weak<Uring>,
     ring: RefCell<Ring>,
     then: RefCell<Beside<Then>>,
-    done: RefCell<Vec<Done>>,
-    spare: RefCell<Vec<Done>>, // `done`'s other half, emptied, so that neither is grown anew
+    reaped: RefCell<Vec<Done>>, // the ring's answers, before they are matched
+    done: RefCell<Vec<Completed>>, // each with its continuation, for step 3's second half
+    spare: RefCell<Vec<Completed>>, // `done`'s other half, emptied: neither grows anew
     selector_poll: Cell<Option<Key>>,
     closed: Cell<bool>,
 }
@@ -59,6 +63,7 @@ impl Uring {
             me: me.clone(),
             ring: RefCell::new(ring),
             then: RefCell::new(Beside::default()),
+            reaped: RefCell::new(Vec::new()),
             done: RefCell::new(Vec::new()),
             spare: RefCell::new(Vec::new()),
             selector_poll: Cell::new(None),
@@ -115,16 +120,21 @@ impl Uring {
     fn wait_once(&self, timeout: Option<Duration>) -> io::Result<(usize, bool)> {
         let mut ring = self.ring.borrow_mut();
         ring.enter(timeout)?;
-        let mut done = self.done.borrow_mut();
-        let before = done.len();
-        ring.reap(&mut done);
-        let poll = self.selector_poll.get();
+        let mut reaped = self.reaped.borrow_mut();
+        ring.reap(&mut reaped);
+        let (mut done, mut then) = (self.done.borrow_mut(), self.then.borrow_mut());
+        let (before, poll) = (done.len(), self.selector_poll.get());
         let mut selector_ready = false;
-        done.retain(|d| {
-            let ours = Some(d.key) == poll;
-            selector_ready |= ours;
-            !ours
-        });
+        for answer in reaped.drain(..) {
+            if Some(answer.key) == poll {
+                selector_ready = true;
+                continue;
+            }
+            // Its continuation out now, with it: a continuation that runs before it may
+            // submit, and be given the slot this one has just left.
+            let continuation = then.take(answer.key);
+            done.push((answer, continuation));
+        }
         if selector_ready {
             self.selector_poll.set(None); // one-shot: submitted again at the next wait
         }
@@ -156,7 +166,7 @@ impl Proactor for Uring {
         let mut batch = self.spare.take();
         std::mem::swap(&mut batch, &mut *self.done.borrow_mut());
         let Some(me) = self.me.upgrade() else { return };
-        for done in batch.drain(..) {
+        for (done, then) in batch.drain(..) {
             if scaffold::console::tracing() {
                 let (key, name) = (done.key, done.op.name());
                 match &done.result {
@@ -164,7 +174,6 @@ impl Proactor for Uring {
                     Err(e) => scaffold::trace!("completed: op {key}, {name}: {e}"),
                 }
             }
-            let then = self.then.borrow_mut().take(done.key);
             if let Some(then) = then {
                 then.complete(&me, done);
             }
