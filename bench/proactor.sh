@@ -11,25 +11,40 @@
 # - Server CPU per message at C=1000: loadgen against each server in turn, the systems'
 #   order rotated each round, for ROUNDS rounds of SECS seconds (ratios within a round).
 #
+# - User-space instructions per message at C=1000 (stage 6 and stage 5): each server under
+#   `valgrind --tool=callgrind`, lockstep at PER_GRIND's two counts, the marginal
+#   instructions by function (bench/proactor_report.py callgrind).
+#
 #   bash bench/proactor.sh              all of it
 #   OUT=target/proactor bash bench/proactor.sh   a trial run, the committed data untouched
+#   STEPS=callgrind bash bench/proactor.sh       only the instruction counts, printed (for
+#                                                 a change's before and after)
 #
 # Every process runs under `timeout`, on 127.0.0.1 only, and is stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '%s\n' "$*" >&2; }
-command -v strace >/dev/null || { say "bench/proactor.sh needs strace"; exit 1; }
+has() { [[ " $STEPS " == *" $1 "* ]]; }
 SYSTEMS=${SYSTEMS:-"stage6 stage5 tokio monoio"}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-6}
 SECS=${SECS:-3}
 PER_50=${PER_50:-"20 120"}
-PER_1000=${PER_1000:-"3 13"}
+PER_1000=${PER_1000:-"3 33"}
+PER_GRIND=${PER_GRIND:-"3 13"}
+GRIND_SECS=${GRIND_SECS:-30}
+GRIND_SYSTEMS=${GRIND_SYSTEMS:-"stage5 stage6"}
+STEPS=${STEPS:-"syscalls cpu callgrind"}
+! has syscalls || command -v strace >/dev/null || { say "bench/proactor.sh needs strace"; exit 1; }
+! has callgrind || command -v valgrind >/dev/null || { say "bench/proactor.sh needs valgrind"; exit 1; }
 OUT=${OUT:-bench/measured}
 WORK=target/proactor
 mkdir -p "$OUT" "$WORK"
+# One run at a time: two would share $WORK's files and load each other's servers.
+exec 9>"$WORK/lock"
+flock -n 9 || { say "another bench/proactor.sh is running (holds $WORK/lock)"; exit 1; }
 say "== build (release)"
 bins=()
-for s in $SYSTEMS; do bins+=(--bin "bench-$s"); done
+for s in $SYSTEMS $GRIND_SYSTEMS; do bins+=(--bin "bench-$s"); done
 cargo build -q --release -p loadgen -p bench "${bins[@]}"
 T=${CARGO_TARGET_DIR:-target}/release
 
@@ -37,16 +52,17 @@ TPID=""
 cleanup() { [ -z "$TPID" ] || kill "$TPID" 2>/dev/null || true; }
 trap cleanup EXIT
 
-# start SYSTEM [WRAPPER...]: sets TPID (timeout's), PID (the server's) and ADDR.
+# start SYSTEM [WRAPPER...]: sets TPID (timeout's), PID (the server's) and ADDR; the
+# server stops by itself after MAX_SECS.
 start() {
     local system=$1 line
     shift
     : >"$WORK/server.err"
-    timeout 300 "$@" "$T/bench-$system" serve --addr 127.0.0.1:0 --max-secs 280 \
+    timeout 300 "$@" "$T/bench-$system" serve --addr 127.0.0.1:0 --max-secs "${MAX_SECS:-280}" \
         >/dev/null 2>"$WORK/server.err" &
     TPID=$!
     ADDR=""
-    for _ in $(seq 100); do
+    for _ in $(seq 300); do # up to 30 s: a server under valgrind starts slowly
         while IFS= read -r line; do
             if [[ $line =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+) ]]; then ADDR=${BASH_REMATCH[1]}; fi
         done <"$WORK/server.err"
@@ -82,44 +98,86 @@ strace_run() {
     python3 bench/proactor_report.py strace "$file"
 }
 
+# grind_run SYSTEM CONNS PER FILE: the server under callgrind, its counts written to FILE
+# as it ends. It is left to stop by itself after GRIND_SECS (a clean exit, the same in
+# both runs): valgrind holds a signal back while io_uring_enter waits, so a SIGTERM to
+# stage 6's server would wait for that.
+grind_run() {
+    rm -f "$4"
+    MAX_SECS=$GRIND_SECS start "$1" valgrind --tool=callgrind --callgrind-out-file="$4" || return 1
+    if ! timeout "$GRIND_SECS" python3 bench/python/lockstep.py --addr "$ADDR" --conns "$2" \
+        --per "$3" >/dev/null; then
+        say "  $1: lockstep did not finish within GRIND_SECS=$GRIND_SECS"
+        stop
+        return 1
+    fi
+    wait "$TPID" || true # its own stop; a failure shows as an empty FILE below
+    TPID=""
+    [ -s "$4" ]
+}
+
 RESULTS=$WORK/proactor.jsonl
 printf '{"kind":"run","date":"%s","commit":"%s","machine":"%s","strace":"%s","secs":%s}\n' \
     "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(git rev-parse --short HEAD)" \
     "$(nproc)-core $(uname -m), $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), Linux $(uname -r)" \
-    "$(strace -V | head -1)" "$SECS" >"$RESULTS"
+    "$( (strace -V 2>/dev/null || echo none) | head -1)" "$SECS" >"$RESULTS"
 
-say "== system calls per message (strace -c -f)"
-for system in $SYSTEMS; do
-    for conns in 50 1000; do
-        if [ "$conns" = 50 ]; then read -r p1 p2 <<<"$PER_50"; else read -r p1 p2 <<<"$PER_1000"; fi
-        if sc1=$(strace_run "$system" "$conns" "$p1") && sc2=$(strace_run "$system" "$conns" "$p2"); then
-            line="{\"kind\":\"syscalls\",\"system\":\"$system\",\"conns\":$conns,\"n\":[$((p1 * conns)),$((p2 * conns))],\"syscalls\":[$sc1,$sc2]}"
+if has syscalls; then
+    say "== system calls per message (strace -c -f)"
+    for system in $SYSTEMS; do
+        for conns in 50 1000; do
+            if [ "$conns" = 50 ]; then read -r p1 p2 <<<"$PER_50"; else read -r p1 p2 <<<"$PER_1000"; fi
+            if sc1=$(strace_run "$system" "$conns" "$p1") && sc2=$(strace_run "$system" "$conns" "$p2"); then
+                line="{\"kind\":\"syscalls\",\"system\":\"$system\",\"conns\":$conns,\"n\":[$((p1 * conns)),$((p2 * conns))],\"syscalls\":[$sc1,$sc2]}"
+                echo "$line" >>"$RESULTS"
+                say "$(python3 bench/proactor_report.py line "$line")"
+            else
+                say "  $system C=$conns: failed, not recorded"
+            fi
+        done
+    done
+fi
+
+if has cpu; then
+    say "== server CPU per message at C=1000, $ROUNDS rounds of ${SECS}s"
+    read -ra order <<<"$SYSTEMS"
+    for round in $(seq "$ROUNDS"); do
+        for system in "${order[@]}"; do
+            start "$system" || continue
+            if out=$(timeout 60 "$T/loadgen" --addr "$ADDR" --conns 1000 --secs "$SECS" \
+                --warmup 1 --size 64 --server-pid "$PID"); then
+                line="{\"kind\":\"cpu\",\"round\":$round,\"system\":\"$system\",\"conns\":1000,\"result\":$out}"
+                echo "$line" >>"$RESULTS"
+                say "$(python3 bench/proactor_report.py line "$line")"
+            else
+                say "  $system round $round: loadgen failed, not recorded"
+            fi
+            stop
+        done
+        order=("${order[@]:1}" "${order[0]}") # rotate: no system always first or last
+    done
+fi
+
+if has callgrind; then
+    say "== user-space instructions per message at C=1000 (callgrind)"
+    read -r p1 p2 <<<"$PER_GRIND"
+    for system in $GRIND_SYSTEMS; do
+        f1=$WORK/callgrind.$system.$p1 f2=$WORK/callgrind.$system.$p2
+        if grind_run "$system" 1000 "$p1" "$f1" && grind_run "$system" 1000 "$p2" "$f2"; then
+            line=$(python3 bench/proactor_report.py callgrind "$system" 1000 \
+                $((p1 * 1000)) "$f1" $((p2 * 1000)) "$f2")
             echo "$line" >>"$RESULTS"
             say "$(python3 bench/proactor_report.py line "$line")"
         else
-            say "  $system C=$conns: failed, not recorded"
+            say "  $system: callgrind failed, not recorded"
         fi
     done
-done
+fi
 
-say "== server CPU per message at C=1000, $ROUNDS rounds of ${SECS}s"
-read -ra order <<<"$SYSTEMS"
-for round in $(seq "$ROUNDS"); do
-    for system in "${order[@]}"; do
-        start "$system" || continue
-        if out=$(timeout 60 "$T/loadgen" --addr "$ADDR" --conns 1000 --secs "$SECS" \
-            --warmup 1 --size 64 --server-pid "$PID"); then
-            line="{\"kind\":\"cpu\",\"round\":$round,\"system\":\"$system\",\"conns\":1000,\"result\":$out}"
-            echo "$line" >>"$RESULTS"
-            say "$(python3 bench/proactor_report.py line "$line")"
-        else
-            say "  $system round $round: loadgen failed, not recorded"
-        fi
-        stop
-    done
-    order=("${order[@]:1}" "${order[0]}") # rotate: no system always first or last
-done
-
+if [ "$STEPS" != "syscalls cpu callgrind" ]; then
+    say "done: $RESULTS (only $STEPS: $OUT untouched)"
+    exit 0
+fi
 [ "$OUT" = "$WORK" ] || cp "$RESULTS" "$OUT/proactor.jsonl"
 python3 bench/proactor_report.py page "$OUT/proactor.jsonl" "$OUT/proactor.md"
 say "done: $OUT/proactor.jsonl, $OUT/proactor.md"

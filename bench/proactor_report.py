@@ -58,7 +58,19 @@ def per_message(r):
     return {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in names}
 
 
+def grind_per_message(r):
+    """The marginal instructions of one more message, by function."""
+    (n1, n2), (a, b) = r["n"], r["functions"]
+    return {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in set(a) | set(b)}
+
+
 def line(r):
+    if r["kind"] == "callgrind":
+        per = grind_per_message(r)
+        top = sorted(per.items(), key=lambda kv: -kv[1])[:8]
+        return (f"  {r['system']:8} {sum(per.values()):,.0f} instructions/msg, malloc and free "
+                f"{alloc_of(per):,.0f}, hash map {hash_of(per):,.0f}; top: "
+                + ", ".join(f"{k} {v:,.0f}" for k, v in top))
     if r["kind"] == "syscalls":
         per = per_message(r)
         return (f"  {r['system']:8} C={r['conns']:<5} {sum(per.values()):.3f} calls/msg, "
@@ -66,6 +78,44 @@ def line(r):
     res = r["result"]
     return (f"  round {r['round']} {r['system']:8} {res['msgs_per_sec']:9.0f} msg/s, "
             f"server {res['server_cpu_us_per_msg']} us CPU/msg")
+
+
+# glibc's malloc and free, by function name.
+ALLOC = (r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc|malloc_consolidate"
+         r"|unlink_chunk.*")
+
+
+def alloc_of(per):
+    """Instructions in glibc's malloc and free."""
+    return sum(v for k, v in per.items() if re.fullmatch(ALLOC, k))
+
+
+def hash_of(per):
+    """Instructions in hash maps."""
+    return sum(v for k, v in per.items() if k.startswith("hashbrown::"))
+
+
+# Where the instructions go, by function name: the first group whose pattern matches.
+GROUPS = [
+    ("malloc and free", ALLOC),
+    ("hash maps", r"hashbrown::.*"),
+    ("stage 6's operations", r".*stage6::(op|sockets)\b.*"),
+    ("the ring and the proactor", r"(.*stage6::ring::.*|io_uring::.*|.*stage6::proactor::.*)"),
+    ("epoll and readiness", r"(mio::.*|.*stage5::parts::(selector|io_table)\b.*"
+                                   r"|.*stage5::io::.*|.*IoOp.*|epoll_.*)"),
+    ("futures", r".*stage5::futures::future\b.*"),
+    ("tasks and wakers", r"(.*stage5::futures::(task|waker)\b.*|.*raw_waker.*|.*TaskCore.*)"),
+    ("the rest of the loop", r"(.*stage5::.*|std::thread::local::.*|.*scaffold::.*)"),
+]
+
+
+def groups_of(per):
+    """Instructions per message by group; the rest is 'other' (std, libc, the loader)."""
+    got = dict.fromkeys([g for g, _ in GROUPS] + ["other"], 0.0)
+    for name, v in per.items():
+        group = next((g for g, pat in GROUPS if re.fullmatch(pat, name)), "other")
+        got[group] += v
+    return got
 
 
 def ratio(x):
@@ -106,7 +156,8 @@ def page(rows, name):
         "## cpu: server CPU per message at C = 1000",
         "",
         f"loadgen against each server in turn for {run['secs']} s, 64-byte messages, the",
-        "order rotated each round; medians over rounds, ratios taken within a round.",
+        "order rotated each round; medians over rounds (in brackets the least and the most),",
+        "ratios taken within a round.",
         "",
         "// ANCHOR: cpu",
         "| system | rounds | server CPU per message | × stage5 | × tokio | messages per second |",
@@ -118,13 +169,15 @@ def page(rows, name):
 
     for s in systems:
         mine = [rnd for rnd in rounds if (rnd, s) in got]
-        us = statistics.median(cpu_of(rnd, s) for rnd in mine)
+        each = [cpu_of(rnd, s) for rnd in mine]
+        us = statistics.median(each)
         rate = statistics.median(float(got[(rnd, s)]["msgs_per_sec"]) for rnd in mine)
         cells = []
         for base in ("stage5", "tokio"):
             both = [cpu_of(rnd, s) / cpu_of(rnd, base) for rnd in mine if (rnd, base) in got]
             cells.append(ratio(statistics.median(both)) if both else "—")
-        out.append(f"| {s} | {len(mine)} | {us:.2f} µs | {cells[0]} | {cells[1]} "
+        out.append(f"| {s} | {len(mine)} | {us:.2f} µs ({min(each):.2f} to {max(each):.2f}) "
+                   f"| {cells[0]} | {cells[1]} "
                    f"| {rate:,.0f} |")
     out += ["// ANCHOR_END: cpu", ""]
     grind = [r for r in rows if r["kind"] == "callgrind"]
@@ -141,18 +194,32 @@ def page(rows, name):
         ]
         base = None
         for r in grind:
-            (n1, n2), (a, b) = r["n"], r["functions"]
-            per = {k: (b.get(k, 0) - a.get(k, 0)) / (n2 - n1) for k in set(a) | set(b)}
+            per = grind_per_message(r)
             total = sum(per.values())
             if r["system"] == "stage5":
                 base = total
-            alloc = sum(v for k, v in per.items()
-                        if re.fullmatch(r"_int_free|_int_malloc|malloc|free|realloc|_int_realloc"
-                                        r"|malloc_consolidate|unlink_chunk.*", k))
-            hashed = sum(v for k, v in per.items() if k.startswith("hashbrown::"))
+            alloc, hashed = alloc_of(per), hash_of(per)
             out.append(f"| {r['system']} | {total:,.0f} | "
                        f"{ratio(total / base) if base else '—'} | {alloc:,.0f} | {hashed:,.0f} |")
         out += ["// ANCHOR_END: instructions", ""]
+        names = [r["system"] for r in grind]
+        by = {r["system"]: groups_of(grind_per_message(r)) for r in grind}
+        out += [
+            "## profile: where each message's instructions go (callgrind, C = 1000)",
+            "",
+            "The same runs' instructions per message by function group (each function's own",
+            "instructions, not its callees'), by name: the allocator, hash maps, stage 6's",
+            "operations, the ring and the proactor, epoll and readiness, futures, tasks and",
+            "wakers, the rest of the loop; `other` is the standard library, libc and the loader.",
+            "",
+            "// ANCHOR: profile",
+            "| group | " + " | ".join(names) + " |",
+            "| --- |" + " ---: |" * len(names),
+        ]
+        for group in list(by[names[0]]):
+            out.append(f"| {group} | " + " | ".join(f"{by[n][group]:,.0f}" for n in names) + " |")
+        out.append("| all | " + " | ".join(f"{sum(by[n].values()):,.0f}" for n in names) + " |")
+        out += ["// ANCHOR_END: profile", ""]
     return "\n".join(out)
 
 

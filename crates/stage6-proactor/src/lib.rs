@@ -18,7 +18,7 @@
 //! | [`ring`] | io_uring and the table of what the kernel holds: the one `unsafe` module | 10 |
 //! | [`setup`] | where io_uring is refused: one line, exit 2 | 10 |
 //! | [`proactor`] | `Uring`: step 3's wait, the continuations, cancel, close | 10 |
-//! | [`op`] | `Op`: an operation's future | 10 |
+//! | [`op`] | `Op`: an operation's future, and its record (what it keeps in flight) | 10 |
 //! | [`event_loop`] | `ProactorLoop`: stage 5's loop with the proactor installed; `run` | 10 |
 //! | [`sockets`] | `sock_recv`, `sock_recv_into`, `sock_sendall`, `sock_accept`, `sock_connect` | 10 |
 //! | [`transport`] | `Transport`, `Protocol`: one receive always submitted, writes queued, flow control | 10 |

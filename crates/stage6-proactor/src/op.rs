@@ -8,7 +8,7 @@
 //! operation (asyncio's `_OverlappedFuture.cancel` calls `_cancel_overlapped`); the
 //! buffer stays the kernel's until it answers (`proactor.rs`, `ring.rs`).
 
-use std::cell::Cell;
+use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
@@ -16,15 +16,15 @@ use std::task::{Context, Poll};
 use stage5::{Error, EventLoop, Future};
 
 use crate::proactor::Uring;
-use crate::ring::Key;
 
-/// A result the future hands over once: clones of it share one slot.
-pub struct Slot<T>(Rc<Cell<Option<T>>>);
+/// A result the future hands over once: clones of it share one slot, the operation's
+/// record (`record.rs`, one allocation for everything an operation keeps).
+pub struct Slot<T>(pub(crate) Rc<Record<T>>);
 
 impl<T> Slot<T> {
     /// The result, moved out; `None` if it was taken already.
     pub fn take(&self) -> Option<T> {
-        self.0.take()
+        self.0.value.take()
     }
 }
 
@@ -34,22 +34,29 @@ impl<T> Clone for Slot<T> {
     }
 }
 
+mod record; // what one operation keeps, in one allocation ("What it costs")
+pub(crate) use record::{Continue, Record};
+
 /// The future of one operation in flight.
 pub struct Op<T: 'static> {
     future: Future<Slot<T>>,
 }
 
-/// The number the operation has now (a send submits its rest under a new one).
-pub type CurrentKey = Rc<Cell<Option<Key>>>;
-
 impl<T: 'static> Op<T> {
-    /// A pending operation's future on `lp`, and the slot its current key goes in.
-    pub(crate) fn new(lp: &EventLoop, uring: &Rc<Uring>) -> (Op<T>, CurrentKey) {
+    /// A pending operation's future on `lp`, and its record, which `then` continues with
+    /// the completion of whatever is submitted under it.
+    pub(crate) fn new(
+        lp: &EventLoop,
+        uring: &Rc<Uring>,
+        socket: Rc<dyn AsRawFd>,
+        then: Continue<T>,
+    ) -> (Op<T>, Rc<Record<T>>) {
         let future = lp.create_future::<Slot<T>>();
-        let key: CurrentKey = Rc::new(Cell::new(None));
-        let (weak, current) = (Rc::downgrade(uring), key.clone());
-        future.add_done_callback(move |_, future| on_done(future, &weak, &current));
-        (Op { future }, key)
+        let record = Record::new(future.clone(), socket, then);
+        let (weak, current) = (Rc::downgrade(uring), Rc::downgrade(&record));
+        let id = future.add_done_callback(move |_, future| on_done(future, &weak, &current));
+        record.callback.set(Some(id));
+        (Op { future }, record)
     }
 
     /// The stage 5 future under it, for `wait_for`, `gather`, or a done callback.
@@ -72,9 +79,10 @@ impl<T: 'static> Op<T> {
 /// A done callback: if the future was cancelled, ask the kernel to cancel its operation
 /// (asyncio's `_cancel_overlapped`). A completed operation is no longer in flight, and
 /// the request is refused quietly.
-fn on_done<T: 'static>(future: &Future<Slot<T>>, uring: &Weak<Uring>, key: &CurrentKey) {
-    let (Some(uring), Some(key)) = (uring.upgrade(), key.get()) else {
-        return; // the loop is gone, or nothing was submitted
+fn on_done<T: 'static>(future: &Future<Slot<T>>, uring: &Weak<Uring>, op: &Weak<Record<T>>) {
+    let (Some(uring), Some(key)) = (uring.upgrade(), op.upgrade().and_then(|op| op.key.get()))
+    else {
+        return; // the loop is gone, or the kernel has answered already
     };
     if future.cancelled()
         && let Err(error) = uring.cancel(key)
@@ -84,16 +92,25 @@ fn on_done<T: 'static>(future: &Future<Slot<T>>, uring: &Weak<Uring>, key: &Curr
 }
 // ANCHOR_END: cancel_overlapped
 
-/// Finish `future` with `outcome`, unless it is done already (cancelled: the kernel's
-/// answer then only frees the memory, as asyncio's `_poll` skips a done future).
-pub(crate) fn finish<T: 'static>(future: &Future<Slot<T>>, outcome: Result<T, Error>) {
+/// Finish `record`'s future with `outcome`, unless it is done already (cancelled: the
+/// kernel's answer then only frees the memory, as asyncio's `_poll` skips a done future).
+/// The done callback that would ask for a cancel goes first: nothing is left to cancel.
+pub(crate) fn finish<T: 'static>(record: &Rc<Record<T>>, outcome: Result<T, Error>) {
+    record.key.set(None); // the kernel holds nothing of it any more
+    let Some(future) = record.future.borrow_mut().take() else {
+        return; // finished already
+    };
     if future.done() {
         return;
+    }
+    if let Some(id) = record.callback.take() {
+        future.remove_done_callback(id); // (how many it removed: one, or none if it ran)
     }
     // Not done a line above, on the loop's only thread: setting it cannot fail.
     match outcome {
         Ok(value) => {
-            let _ = future.set_result(Slot(Rc::new(Cell::new(Some(value))))); // (see above)
+            record.value.set(Some(value));
+            let _ = future.set_result(Slot(record.clone())); // (see above)
         }
         Err(Error::Cancelled) => {
             future.cancel();
@@ -111,8 +128,7 @@ impl<T: 'static> std::future::Future for Op<T> {
         match Pin::new(&mut self.future).poll(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(slot)) => Poll::Ready(
-                slot.0
-                    .take()
+                slot.take()
                     .ok_or(Error::InvalidState("the result was taken already")),
             ),
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),

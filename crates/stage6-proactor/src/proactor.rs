@@ -18,7 +18,6 @@
 //! stage 5 handles them as before.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
@@ -26,10 +25,20 @@ use std::time::Duration;
 
 use stage5::{Proactor, Waited};
 
-use crate::ring::{CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
+use crate::ring::{Beside, CLOSE_PATIENCE, Done, Key, Op, Ring, RingStats};
 
-/// What runs when an operation completes: it sets a future's result, or submits more.
-pub type Then = Box<dyn FnOnce(&Rc<Uring>, Done)>;
+/// What runs when an operation completes: it sets a future's result, or submits more
+/// (the operation's record, `op/record.rs`).
+pub type Then = Rc<dyn Complete>;
+
+/// A completion and its continuation, taken out of the table together.
+type Completed = (Done, Option<Then>);
+
+/// An operation's continuation, run with the kernel's answer.
+pub trait Complete {
+    /// Continue with the kernel's answer.
+    fn complete(self: Rc<Self>, uring: &Rc<Uring>, done: Done);
+}
 
 /// How many waits of [`CLOSE_PATIENCE`] a closing loop gives the kernel (asyncio waits
 /// without end); what is left then is the ring's own drop's to wait for, or leak.
@@ -39,8 +48,10 @@ const CLOSE_ROUNDS: u32 = 10;
 pub struct Uring {
     me: std::rc::Weak<Uring>,
     ring: RefCell<Ring>,
-    then: RefCell<HashMap<Key, Then>>,
-    done: RefCell<Vec<Done>>,
+    then: RefCell<Beside<Then>>,
+    reaped: RefCell<Vec<Done>>, // the ring's answers, before they are matched
+    done: RefCell<Vec<Completed>>, // each with its continuation, for step 3's second half
+    spare: RefCell<Vec<Completed>>, // `done`'s other half, emptied: neither grows anew
     selector_poll: Cell<Option<Key>>,
     closed: Cell<bool>,
 }
@@ -51,8 +62,10 @@ impl Uring {
         Rc::new_cyclic(|me| Uring {
             me: me.clone(),
             ring: RefCell::new(ring),
-            then: RefCell::new(HashMap::new()),
+            then: RefCell::new(Beside::default()),
+            reaped: RefCell::new(Vec::new()),
             done: RefCell::new(Vec::new()),
+            spare: RefCell::new(Vec::new()),
             selector_poll: Cell::new(None),
             closed: Cell::new(false),
         })
@@ -69,7 +82,7 @@ impl Uring {
         let name = op.name();
         let key = self.ring.borrow_mut().submit(fd, Some(socket), op)?;
         scaffold::trace!("submit: op {key}, {name} on fd {fd}");
-        self.then.borrow_mut().insert(key, then);
+        self.then.borrow_mut().put(key, then);
         Ok(key)
     }
     // ANCHOR_END: register
@@ -107,16 +120,21 @@ impl Uring {
     fn wait_once(&self, timeout: Option<Duration>) -> io::Result<(usize, bool)> {
         let mut ring = self.ring.borrow_mut();
         ring.enter(timeout)?;
-        let mut done = self.done.borrow_mut();
-        let before = done.len();
-        ring.reap(&mut done);
-        let poll = self.selector_poll.get();
+        let mut reaped = self.reaped.borrow_mut();
+        ring.reap(&mut reaped);
+        let (mut done, mut then) = (self.done.borrow_mut(), self.then.borrow_mut());
+        let (before, poll) = (done.len(), self.selector_poll.get());
         let mut selector_ready = false;
-        done.retain(|d| {
-            let ours = Some(d.key) == poll;
-            selector_ready |= ours;
-            !ours
-        });
+        for answer in reaped.drain(..) {
+            if Some(answer.key) == poll {
+                selector_ready = true;
+                continue;
+            }
+            // Its continuation out now, with it: a continuation that runs before it may
+            // submit, and be given the slot this one has just left.
+            let continuation = then.take(answer.key);
+            done.push((answer, continuation));
+        }
         if selector_ready {
             self.selector_poll.set(None); // one-shot: submitted again at the next wait
         }
@@ -145,9 +163,10 @@ impl Proactor for Uring {
     /// Step 3's second half: each completion's continuation, in the kernel's order
     /// (asyncio's `_poll` sets the futures' results as it takes them off the port).
     fn dispatch(&self) {
-        let done = std::mem::take(&mut *self.done.borrow_mut());
+        let mut batch = self.spare.take();
+        std::mem::swap(&mut batch, &mut *self.done.borrow_mut());
         let Some(me) = self.me.upgrade() else { return };
-        for done in done {
+        for (done, then) in batch.drain(..) {
             if scaffold::console::tracing() {
                 let (key, name) = (done.key, done.op.name());
                 match &done.result {
@@ -155,11 +174,11 @@ impl Proactor for Uring {
                     Err(e) => scaffold::trace!("completed: op {key}, {name}: {e}"),
                 }
             }
-            let then = self.then.borrow_mut().remove(&done.key);
             if let Some(then) = then {
-                then(&me, done);
+                then.complete(&me, done);
             }
         }
+        *self.spare.borrow_mut() = batch; // empty, its room kept for the next batch
     }
     // ANCHOR_END: poll
 

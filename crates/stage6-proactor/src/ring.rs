@@ -23,7 +23,6 @@
 
 #![allow(unsafe_code)] // the chapter's subject: the kernel holds the buffer (see above)
 
-use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
@@ -35,14 +34,15 @@ use io_uring::{IoUring, opcode, squeue};
 use socket2::{SockAddr, SockAddrStorage};
 
 mod op; // the operations, and the submission entry each makes
+mod slab; // the table itself: slots found by the key, not a hash ("What it costs")
 use op::entry_for;
 pub use op::{Op, Peer};
+use slab::Slab;
+pub use slab::{Beside, Key};
 
-/// An operation's number: the `user_data` of its submission and of its completion.
-pub type Key = u64;
-
-/// The `user_data` of cancel requests: their own completions only say the request was seen.
-const CANCEL: Key = u64::MAX;
+/// The `user_data` of cancel requests: their own completions only say the request was
+/// seen. No key is this: its slot would be the 4,294,967,295th.
+const CANCEL: u64 = u64::MAX;
 
 /// How many submissions the queue holds; more are submitted early to make room.
 const ENTRIES: u32 = 256;
@@ -90,8 +90,7 @@ pub struct RingStats {
 /// io_uring and the table of its operations in flight.
 pub struct Ring {
     uring: IoUring,
-    ops: HashMap<Key, InFlight>,
-    next_key: Key,
+    ops: Slab<InFlight>,
     stats: RingStats,
 }
 
@@ -108,8 +107,7 @@ impl Ring {
         }
         Ok(Ring {
             uring,
-            ops: HashMap::new(),
-            next_key: 0,
+            ops: Slab::default(),
             stats: RingStats::default(),
         })
     }
@@ -123,18 +121,16 @@ impl Ring {
         socket: Option<Rc<dyn AsRawFd>>,
         op: Op,
     ) -> io::Result<Key> {
-        let key = self.next_key;
-        self.next_key += 1;
         let flight = InFlight {
             op,
             _socket: socket,
             cancelled: false,
         };
         // Into the table first: the entry's pointers are taken from where it will stay.
-        let flight = self.ops.entry(key).or_insert(flight);
-        let entry = entry_for(fd, &mut flight.op).user_data(key);
+        let (key, flight) = self.ops.insert(flight);
+        let entry = entry_for(fd, &mut flight.op).user_data(key.user_data());
         if let Err(error) = self.push(&entry) {
-            self.ops.remove(&key); // the kernel never saw it: the memory is ours again
+            self.ops.remove(key); // the kernel never saw it: the memory is ours again
             return Err(error);
         }
         self.stats.submitted += 1;
@@ -147,11 +143,13 @@ impl Ring {
     /// it, until its completion arrives (`ECANCELED`, or its result if it won the race):
     /// asyncio's `_unregister`. False if `key` is not in flight or already cancelled.
     pub fn cancel(&mut self, key: Key) -> io::Result<bool> {
-        match self.ops.get_mut(&key) {
+        match self.ops.get_mut(key) {
             Some(flight) if !flight.cancelled => flight.cancelled = true,
             _ => return Ok(false), // completed already, or asked once
         }
-        let entry = opcode::AsyncCancel::new(key).build().user_data(CANCEL);
+        let entry = opcode::AsyncCancel::new(key.user_data())
+            .build()
+            .user_data(CANCEL);
         self.push(&entry)?;
         self.stats.cancels += 1;
         Ok(true)
@@ -208,16 +206,14 @@ impl Ring {
     /// Move every completion to `out`, each with what its operation owned: only now does
     /// the memory leave the table.
     pub fn reap(&mut self, out: &mut Vec<Done>) {
-        let answers: Vec<(Key, i32)> = self
-            .uring
-            .completion()
-            .map(|cqe| (cqe.user_data(), cqe.result()))
-            .collect();
-        for (key, result) in answers {
-            if key == CANCEL {
+        // Read in place: the queue and the table are two fields, borrowed side by side.
+        for cqe in self.uring.completion() {
+            let (data, result) = (cqe.user_data(), cqe.result());
+            if data == CANCEL {
                 continue; // a cancel request's own answer: its operation answers for itself
             }
-            let Some(mut flight) = self.ops.remove(&key) else {
+            let key = Key::from_user_data(data);
+            let Some(mut flight) = self.ops.remove(key) else {
                 continue; // (no operation has another number)
             };
             self.stats.completed += 1;
@@ -250,12 +246,12 @@ impl Ring {
 
     /// True if the kernel holds `key`.
     pub fn holds(&self, key: Key) -> bool {
-        self.ops.contains_key(&key)
+        self.ops.contains(key)
     }
 
     /// Every operation in flight, for a close to cancel.
     pub fn keys(&self) -> Vec<Key> {
-        self.ops.keys().copied().collect()
+        self.ops.keys()
     }
 
     /// The counters so far.
@@ -280,7 +276,7 @@ impl Drop for Ring {
         while !self.ops.is_empty() {
             rounds += 1;
             if rounds > DROP_ROUNDS || self.enter(Some(CLOSE_PATIENCE)).is_err() {
-                std::mem::forget(std::mem::take(&mut self.ops));
+                std::mem::forget(self.ops.take_all());
                 return;
             }
             self.reap(&mut done);

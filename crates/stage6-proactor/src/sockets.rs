@@ -20,7 +20,7 @@ use socket2::SockAddr;
 use stage5::Error;
 
 use crate::event_loop::ProactorLoop;
-use crate::op::{CurrentKey, Op, finish};
+use crate::op::{Continue, Op, Record, finish};
 use crate::proactor::{Then, Uring};
 use crate::ring::{Done, Op as RingOp, Peer};
 
@@ -38,16 +38,10 @@ impl ProactorLoop {
         &self,
         socket: Rc<dyn AsRawFd>,
         op: RingOp,
-        finish_with: impl FnOnce(Done) -> Result<T, Error> + 'static,
+        finish_with: fn(Done) -> Result<T, Error>,
     ) -> Op<T> {
-        let (future, key) = Op::new(self, self.uring());
-        let f = future.future().clone();
-        let then: Then = Box::new(move |_, done| finish(&f, finish_with(done)));
-        match self.uring().submit(socket, op, then) {
-            Ok(submitted) => key.set(Some(submitted)),
-            // Refused before the kernel saw it (the loop closed, the ring failed).
-            Err(e) => finish(future.future(), Err(error(e))),
-        }
+        let (future, record) = Op::new(self, self.uring(), socket, Continue::Finish(finish_with));
+        submit_under(self.uring(), &record, op);
         future
     }
 
@@ -92,9 +86,8 @@ impl ProactorLoop {
     /// Send all of `buf` (asyncio's `sock_sendall`); the buffer is handed back when the
     /// last byte has gone, for the caller to use again.
     pub fn sock_sendall<S: AsRawFd + 'static>(&self, sock: &Rc<S>, buf: Vec<u8>) -> Op<Vec<u8>> {
-        let (future, key) = Op::new(self, self.uring());
-        let socket: Rc<dyn AsRawFd> = sock.clone();
-        send_rest(self.uring(), socket, buf, 0, future.future().clone(), key);
+        let (future, record) = Op::new(self, self.uring(), sock.clone(), Continue::Then(sent));
+        send_rest(self.uring(), &record, buf, 0);
         future
     }
     // ANCHOR_END: sock_sendall
@@ -128,38 +121,41 @@ impl ProactorLoop {
     }
 }
 
+/// Submit `op` under `record`: its completion runs the record's continuation.
+fn submit_under<T: 'static>(uring: &Rc<Uring>, record: &Rc<Record<T>>, op: RingOp) {
+    let then: Then = record.clone();
+    match uring.submit(record.socket.clone(), op, then) {
+        Ok(submitted) => record.key.set(Some(submitted)),
+        // Refused before the kernel saw it (the loop closed, the ring failed).
+        Err(e) => finish(record, Err(error(e))),
+    }
+}
+
 // ANCHOR: send_rest
-/// Submit `buf[from..]`; its completion submits what is still left, for the same future.
-fn send_rest(
-    uring: &Rc<Uring>,
-    socket: Rc<dyn AsRawFd>,
-    buf: Vec<u8>,
-    from: usize,
-    future: stage5::Future<crate::op::Slot<Vec<u8>>>,
-    key: CurrentKey,
-) {
-    if future.done() {
+/// Submit `buf[from..]`; its completion ([`sent`]) submits what is still left, for the
+/// same future.
+fn send_rest(uring: &Rc<Uring>, record: &Rc<Record<Vec<u8>>>, buf: Vec<u8>, from: usize) {
+    if record.done() {
         return; // cancelled between two sends: the rest is not sent
     }
-    let (s, f, k) = (socket.clone(), future.clone(), key.clone());
-    let then: Then = Box::new(move |uring, done| match (done.result, done.op) {
+    submit_under(uring, record, RingOp::Send { buf, from });
+}
+
+/// A send completed: submit the rest, or hand the buffer back when nothing is left.
+fn sent(uring: &Rc<Uring>, done: Done, record: &Rc<Record<Vec<u8>>>) {
+    match (done.result, done.op) {
         // Sent some: the rest, or the buffer back when nothing is left.
         (Ok(sent), RingOp::Send { buf, from }) => {
             let from = from + sent as usize;
             if from >= buf.len() {
-                finish(&f, Ok(buf));
+                finish(record, Ok(buf));
             } else {
-                send_rest(uring, s, buf, from, f, k);
+                send_rest(uring, record, buf, from);
             }
         }
         // Failed (EPIPE, ECONNRESET) or cancelled.
-        (Err(e), _) => finish(&f, Err(error(e))),
-        (Ok(_), op) => finish(&f, Err(Error::msg(format!("send answered as {op:?}")))),
-    });
-    match uring.submit(socket, RingOp::Send { buf, from }, then) {
-        Ok(submitted) => key.set(Some(submitted)),
-        // Refused before the kernel saw it.
-        Err(e) => finish(&future, Err(error(e))),
+        (Err(e), _) => finish(record, Err(error(e))),
+        (Ok(_), op) => finish(record, Err(Error::msg(format!("send answered as {op:?}")))),
     }
 }
 // ANCHOR_END: send_rest

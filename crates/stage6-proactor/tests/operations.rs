@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::rc::Rc;
 use std::time::Duration;
 
-use support::{pair, proactor_loop};
+use support::{pair, proactor_loop, run_until};
 
 #[test]
 fn recv_sendall_accept_and_connect_complete_and_hand_the_buffers_back() {
@@ -158,4 +158,39 @@ fn a_virtual_loop_with_only_an_operation_in_flight_waits_for_it() {
         .unwrap();
     assert_eq!(lp.run_until_complete(&task).unwrap(), b"late");
     drop(writer.join().unwrap());
+}
+
+/// A send's completion submits its rest at once, in the middle of a batch of completions,
+/// and may be given the slot a later completion of the same batch has just left: that
+/// completion still runs its own continuation, and its future resolves.
+#[test]
+fn a_send_resubmitted_within_a_batch_leaves_the_next_completion_its_own() {
+    let Some(lp) = proactor_loop() else { return };
+    let (sending, mut slow) = pair();
+    // A small send buffer, nobody reading: the first send completes with part of it.
+    let sock = socket2::SockRef::from(&*sending);
+    sock.set_send_buffer_size(4096).unwrap();
+    let (receiving, mut peer) = pair();
+    peer.write_all(b"ready").unwrap();
+    let data = vec![7u8; 1 << 20];
+    // Both submitted by the same io_uring_enter, both answered by it: a batch of two.
+    let send = lp.sock_sendall(&sending, data);
+    let recv = lp.sock_recv(&receiving, 16);
+    let (s, r) = (send.future().clone(), recv.future().clone());
+    assert!(
+        run_until(&lp, 20, || r.done()),
+        "the receive's completion was lost: its future never resolved"
+    );
+    assert_eq!(r.result().unwrap().take().unwrap(), b"ready");
+    let reader = std::thread::spawn(move || {
+        let mut got = vec![0; 1 << 20];
+        slow.read_exact(&mut got).map(|()| got.len())
+    });
+    let lp2 = lp.clone();
+    let sent = lp2.run_until_complete(&s).unwrap().take().unwrap();
+    assert_eq!(
+        (sent.len(), reader.join().unwrap().unwrap()),
+        (1 << 20, 1 << 20)
+    );
+    drop(send);
 }
