@@ -81,6 +81,10 @@ const ASYNCIO_NAMES: &[&str] = &[
 const NOT_ASYNCIO: &[(&str, &str)] = &[
     ("_restore", "stage 1's guard in scheduler.rs (chapter 1)"),
     (
+        "__traverse__",
+        "pyo3's hook for Python's garbage collector, tp_traverse (chapter 9)",
+    ),
+    (
         "_read_waiting",
         "Beazley's scheduler's dict of readers (chapter 4)",
     ),

@@ -396,22 +396,61 @@ fn on_the_solutions_everything_is_done_and_each_names_its_solution() {
     // The copy's exercise files are solutions too: with the feature, the runner runs those
     // under `src/solutions/`, whose paths it names.
     let (_copy, krate) = copy();
-    let check = runner(Some(&krate), &["check"]);
-    assert_eq!(check.code, 0, "{check:?}");
-    assert_eq!(check.stdout.matches("  done\n").count(), CATALOG.len());
     let all = CATALOG.len();
+    if io_uring_here() {
+        let check = runner(Some(&krate), &["check"]);
+        assert_eq!(check.code, 0, "{check:?}");
+        assert_eq!(check.stdout.matches("  done\n").count(), all);
+        assert!(
+            check.stdout.ends_with(&format!(
+                "\n{all} of {all} done (the reference solutions).\n"
+            )),
+            "{check:?}"
+        );
+        let first = runner(Some(&krate), &[]);
+        assert_eq!(first.code, 0, "{first:?}");
+        assert!(
+            first.stdout.ends_with("Every exercise is done.\n"),
+            "{first:?}"
+        );
+    }
+
+    // Where io_uring is refused (here on purpose, as stage 6's examples are told to),
+    // chapter 10's are not run and say so, never "done"; the rest are all done.
+    let refused = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_exercises"));
+        command
+            .args(args)
+            .env("EXERCISES_DIR", &krate)
+            .env("STAGE6_IO_URING", "refuse");
+        ran(command)
+    };
+    let chapter_10 = CATALOG.iter().filter(|e| e.chapter.number == 10).count();
+    let check = refused(&["check"]);
+    assert_eq!(check.code, 0, "{check:?}");
+    assert_eq!(check.stdout.matches("  done\n").count(), all - chapter_10);
+    assert_eq!(check.stdout.matches("  not run here: ").count(), chapter_10);
+    let done = all - chapter_10;
     assert!(
         check.stdout.ends_with(&format!(
-            "\n{all} of {all} done (the reference solutions).\n"
+            "\n{done} of {all} done (the reference solutions) \
+             ({chapter_10} cannot run on this machine).\n"
         )),
         "{check:?}"
     );
-
-    let first = runner(Some(&krate), &[]);
+    let first = refused(&[]);
     assert_eq!(first.code, 0, "{first:?}");
     assert!(
-        first.stdout.ends_with("Every exercise is done.\n"),
+        first
+            .stdout
+            .ends_with("Every exercise this machine can run is done.\n"),
         "{first:?}"
+    );
+    let one = refused(&["run", "10.1"]);
+    assert_eq!(one.code, 1, "{one:?}");
+    assert!(
+        one.stdout.contains("  Not run: io_uring refused"),
+        "{one:?}"
     );
 
     let one = runner(Some(&krate), &["run", "3.2"]);
@@ -422,4 +461,13 @@ fn on_the_solutions_everything_is_done_and_each_names_its_solution() {
     for noise in NOISE {
         assert!(!one.stdout.contains(noise), "{noise}: {one:?}");
     }
+}
+
+/// True if this machine gives stage 6 its ring (chapter 10's exercises then run).
+#[cfg(feature = "solutions")]
+fn io_uring_here() -> bool {
+    #[cfg(target_os = "linux")]
+    return stage6::setup::ring().is_ok();
+    #[cfg(not(target_os = "linux"))]
+    return false;
 }

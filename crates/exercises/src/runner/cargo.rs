@@ -31,6 +31,7 @@ use std::process::{Command, Stdio};
 
 use exercises::catalog::Exercise;
 
+use crate::machine;
 use crate::outcome::{self, Outcome, Target};
 
 /// What runs the exercises' tests.
@@ -102,7 +103,11 @@ impl Runner {
     /// errors, and the others are run without it. The error is cargo's that could not be
     /// started.
     pub fn run(&self, exercises: &[&Exercise]) -> io::Result<Vec<Outcome>> {
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; exercises.len()];
+        // What this machine cannot run is told so, and not run.
+        let mut outcomes: Vec<Option<Outcome>> = exercises
+            .iter()
+            .map(|exercise| machine::cannot_run(exercise).map(Outcome::NotRun))
+            .collect();
         // Each round leaves out at least one binary more, or is the last: one round per
         // binary at most, and one to run what is left.
         for _ in 0..=exercises.len() {

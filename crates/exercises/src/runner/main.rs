@@ -14,6 +14,7 @@
 
 mod cargo;
 mod cli;
+mod machine;
 mod outcome;
 mod report;
 mod watch;
@@ -72,7 +73,11 @@ fn execute(command: &Command, runner: &Runner, out: &mut dyn Write) -> io::Resul
         Command::Next => {
             let rows = run_all(runner)?;
             let outcomes: Vec<Outcome> = rows.iter().map(|(_, o)| o.clone()).collect();
-            match rows.iter().find(|(_, outcome)| !outcome.passed()) {
+            // The first not done that this machine can run.
+            let next = rows
+                .iter()
+                .find(|(_, outcome)| !outcome.passed() && !outcome.not_run());
+            match next {
                 Some((exercise, outcome)) => {
                     report::heading(out, exercise)?;
                     report::outcome(out, exercise, outcome, solutions)?;
@@ -89,7 +94,7 @@ fn execute(command: &Command, runner: &Runner, out: &mut dyn Write) -> io::Resul
                 }
                 None => {
                     report::tally(out, &outcomes, solutions)?;
-                    writeln!(out, "Every exercise is done.")?;
+                    report::all_done(out, &outcomes)?;
                     Ok(true)
                 }
             }
@@ -104,8 +109,9 @@ fn execute(command: &Command, runner: &Runner, out: &mut dyn Write) -> io::Resul
             let outcomes: Vec<Outcome> = rows.into_iter().map(|(_, o)| o).collect();
             writeln!(out)?;
             report::tally(out, &outcomes, solutions)?;
-            // A list is what was asked for, done or not; a check passes when all are done.
-            Ok(*command == Command::List || outcomes.iter().all(Outcome::passed))
+            // A list is what was asked for, done or not; a check passes when all that this
+            // machine can run are done (the tally says how many it cannot).
+            Ok(*command == Command::List || outcomes.iter().all(|o| o.passed() || o.not_run()))
         }
         // Quitting is asked for, as much as watching was: it ends as asked, with 0.
         Command::Watch(from) => watch::watch(runner, from, out).map(|_| true),

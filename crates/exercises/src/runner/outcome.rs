@@ -25,12 +25,19 @@ pub enum Outcome {
     DidNotCompile(String),
     /// No verdict for this test: the end of what cargo printed, to say why.
     NoResult(String),
+    /// Not run: this machine cannot run its test (chapter 10's without io_uring), and why.
+    NotRun(String),
 }
 
 impl Outcome {
     /// True if the exercise is done.
     pub fn passed(&self) -> bool {
         *self == Outcome::Passed
+    }
+
+    /// True if this machine cannot run the exercise's test.
+    pub fn not_run(&self) -> bool {
+        matches!(self, Outcome::NotRun(_))
     }
 
     /// Where rustc's first error is (`crates/exercises/src/build/ch1.rs:108:1`), if the

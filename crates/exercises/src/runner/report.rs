@@ -72,6 +72,14 @@ pub fn outcome(
             }
             indented(out, errors)
         }
+        Outcome::NotRun(why) => {
+            writeln!(out, "  Not run: {why}.")?;
+            writeln!(
+                out,
+                "  Its test needs io_uring (chapter 10, \"Where io_uring is refused\"): \
+                 run it on a Linux machine that allows it."
+            )
+        }
         Outcome::NoResult(tail) => {
             writeln!(
                 out,
@@ -91,7 +99,21 @@ pub fn tally(out: &mut dyn Write, outcomes: &[Outcome], solutions: bool) -> io::
     } else {
         ""
     };
-    writeln!(out, "{done} of {} done{whose}.", outcomes.len())
+    let not_run = outcomes.iter().filter(|o| o.not_run()).count();
+    let here = match not_run {
+        0 => String::new(),
+        n => format!(" ({n} cannot run on this machine)"),
+    };
+    writeln!(out, "{done} of {} done{whose}{here}.", outcomes.len())
+}
+
+/// The line after the tally when nothing is left to do here.
+pub fn all_done(out: &mut dyn Write, outcomes: &[Outcome]) -> io::Result<()> {
+    if outcomes.iter().any(Outcome::not_run) {
+        writeln!(out, "Every exercise this machine can run is done.")
+    } else {
+        writeln!(out, "Every exercise is done.")
+    }
 }
 
 /// One line per exercise: done or not (or not compiling), its number, title and chapter;
@@ -102,6 +124,7 @@ pub fn list(out: &mut dyn Write, rows: &[(&Exercise, Outcome)]) -> io::Result<()
         let done = match outcome {
             Outcome::Passed => "done",
             Outcome::DidNotCompile(_) => "err ",
+            Outcome::NotRun(_) => "n/a ",
             Outcome::Failed { .. } | Outcome::NoResult(_) => "    ",
         };
         writeln!(
@@ -139,6 +162,7 @@ pub fn check(out: &mut dyn Write, rows: &[(&Exercise, Outcome)]) -> io::Result<(
             Outcome::Failed { .. } => "not yet: its test fails",
             Outcome::DidNotCompile(_) => "not yet: it does not compile",
             Outcome::NoResult(_) => "not yet: no result (run it alone to see why)",
+            Outcome::NotRun(_) => "not run here: this machine cannot (`run ID` says why)",
         };
         writeln!(
             out,

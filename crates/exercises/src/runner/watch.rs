@@ -168,10 +168,14 @@ pub fn session(
             writeln!(out, "\nStopped.")?;
             return Ok(End::Quit);
         }
-        let first = exercises.iter().zip(&outcomes).find(|(_, o)| !o.passed());
+        // The first not done that this machine can run (one it cannot would wait for ever).
+        let first = exercises
+            .iter()
+            .zip(&outcomes)
+            .find(|(_, o)| !o.passed() && !o.not_run());
         let Some((&current, outcome)) = first else {
             report::tally(out, &outcomes, solutions)?;
-            writeln!(out, "Every exercise is done.")?;
+            report::all_done(out, &outcomes)?;
             return Ok(End::AllDone);
         };
         writeln!(out)?;

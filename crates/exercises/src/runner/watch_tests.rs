@@ -210,3 +210,39 @@ fn watch_id_starts_at_that_exercise_and_still_ends_only_when_all_are_done() {
     assert!(shown.contains("2.1 is not done"), "{shown}");
     assert!(shown.ends_with("Stopped at exercise 2.1.\n"), "{shown}");
 }
+
+#[test]
+fn an_exercise_this_machine_cannot_run_is_not_waited_on() {
+    // 10.1 cannot run here (io_uring refused) and 1.1 is done: nothing is left to watch,
+    // so the session ends at once rather than waiting for a save that could not help.
+    let exercises = [find("10.1").unwrap(), find("1.1").unwrap()];
+    let (_tx, inputs) = mpsc::channel();
+    let mut out = Shared::default();
+    let mut run = |chosen: &[&'static Exercise]| {
+        Ok(chosen
+            .iter()
+            .map(|e| match e.id {
+                "10.1" => Outcome::NotRun("io_uring refused here".to_owned()),
+                _ => Outcome::Passed,
+            })
+            .collect())
+    };
+    let end = session(
+        &exercises,
+        Path::new("."),
+        &mut run,
+        &inputs,
+        false,
+        &mut out,
+    )
+    .unwrap();
+    assert!(matches!(end, End::AllDone));
+    assert!(
+        out.text().ends_with(
+            "1 of 2 done (1 cannot run on this machine).\n\
+             Every exercise this machine can run is done.\n"
+        ),
+        "{}",
+        out.text()
+    );
+}
