@@ -141,7 +141,12 @@ impl Proactor for MiniProactor {
     fn dispatch(&self) {
         let done = std::mem::take(&mut *self.done.borrow_mut());
         for done in done {
-            let oldest = self.waiting.borrow().keys().min().copied();
+            let oldest = self
+                .waiting
+                .borrow()
+                .keys()
+                .copied()
+                .min_by_key(|key| key.user_data());
             let future = oldest.and_then(|key| self.waiting.borrow_mut().remove(&key));
             if let (Some(future), Ok(n), Op::Recv { mut buf }) = (future, done.result, done.op) {
                 buf.truncate(n as usize);
