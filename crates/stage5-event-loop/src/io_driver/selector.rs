@@ -161,7 +161,7 @@ pub type Wait<'a> = &'a mut (dyn FnMut() -> io::Result<()> + Send);
 
 /// What runs the wait, if not the selector itself: a host language's way to let its other
 /// threads run while this one sleeps in `epoll_wait`; a zero timeout cannot sleep, so that
-/// wait runs directly (a GIL released and retaken for nothing cost W2's chained steps 5%).
+/// wait runs directly (its lock released and taken back for nothing would only cost).
 /// Python's module built on this loop supplies one that releases the GIL.
 pub type WaitAround = Box<dyn Fn(Wait<'_>) -> io::Result<()>>;
 // ANCHOR_END: wait_around
