@@ -568,6 +568,52 @@ class SignalsAndDebug(unittest.TestCase):
         finally:
             loop.close()
 
+    def test_scheduling_runs_no_python_frame_outside_debug_mode(self):
+        # Outside debug mode call_soon, call_later and call_at are the core's own: a
+        # Python-level profiler sees no call of the loop class's methods; in debug mode
+        # (which keeps where handles were made) it does.
+        loop = scratchloop.ScratchLoop()
+        try:
+            for debug, expected in ((False, []), (True, ["call_soon", "call_later", "call_at"])):
+                loop.set_debug(debug)
+                seen = []
+
+                def profile(frame, event, arg):
+                    if event == "call" and frame.f_code.co_filename == sys.modules["scratchloop._loop"].__file__:
+                        seen.append(frame.f_code.co_name)
+
+                sys.setprofile(profile)
+                try:
+                    handles = [loop.call_soon(print), loop.call_later(1, print),
+                               loop.call_at(loop.time() + 1, print)]
+                finally:
+                    sys.setprofile(None)
+                for handle in handles:
+                    handle.cancel()
+                called = sorted({name for name in seen if name.startswith("call_")})
+                self.assertEqual(called, sorted(expected), f"debug={debug}")
+            loop.set_debug(False)
+            with self.assertRaisesRegex(TypeError, "delay must not be None"):
+                loop.call_later(None, print)
+            with self.assertRaisesRegex(TypeError, "when cannot be None"):
+                loop.call_at(None, print)
+        finally:
+            loop.close()
+
+        # A subclass's own call_at is called, by call_later too, as asyncio's would be.
+        class Watching(scratchloop.ScratchLoop):
+            def call_at(self, when, callback, *args, context=None):
+                seen.append(when)
+                return super().call_at(when, callback, *args, context=context)
+
+        seen = []
+        loop = Watching()
+        try:
+            loop.call_later(1, print).cancel()
+            self.assertEqual(len(seen), 1)
+        finally:
+            loop.close()
+
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=0).result

@@ -57,14 +57,14 @@ impl Core {
     }
 
     /// The loop's time (asyncio's `loop.time()`).
-    fn time(&self) -> f64 {
+    pub(crate) fn time(&self) -> f64 {
         self.lp.time()
     }
 
     // ANCHOR: call_soon
     /// asyncio's `call_soon`: stage 5's `call_soon` of a closure that runs the callback.
     #[pyo3(signature = (callback, *args, context = None))]
-    fn call_soon(
+    pub(crate) fn call_soon(
         &self,
         py: Python<'_>,
         callback: &Bound<'_, PyAny>,
@@ -82,7 +82,7 @@ impl Core {
 
     /// asyncio's `call_at`: a timer on stage 5's heap.
     #[pyo3(signature = (when, callback, *args, context = None))]
-    fn call_at(
+    pub(crate) fn call_at(
         &self,
         py: Python<'_>,
         when: f64,

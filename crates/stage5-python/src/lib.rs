@@ -16,7 +16,8 @@
 //! `call_soon_threadsafe`, and a running loop's mark that knows its process (a forked
 //! child may run a loop).
 //! What is new here is the glue: a Python callback as a stage 5 closure ([`callback`]),
-//! Python handles over stage 5's ([`handle`]), the loop's face ([`core`]), its face for
+//! Python handles over stage 5's ([`handle`]), the loop's face ([`core`]), its
+//! scheduling methods without a Python frame ([`fast`]), its face for
 //! other threads ([`remote`]), stage 5's real clock read on `time.monotonic()`'s scale
 //! ([`clock`]), and asyncio's logger for stage 5's log lines ([`log`]).
 
@@ -26,6 +27,7 @@ pub mod callback;
 pub mod clock;
 pub mod core;
 pub mod errors;
+pub mod fast;
 pub mod fd;
 pub mod handle;
 pub mod log;
@@ -38,6 +40,7 @@ pub mod wait;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<core::Core>()?;
+    m.add_class::<fast::Fast>()?;
     m.add_class::<handle::Owner>()?;
     m.add_class::<handle::Handle>()?;
     m.add_class::<handle::TimerHandle>()?;

@@ -160,9 +160,9 @@ impl BitOr for Interests {
 pub type Wait<'a> = &'a mut (dyn FnMut() -> io::Result<()> + Send);
 
 /// What runs the wait, if not the selector itself: a host language's way to let its other
-/// threads run while this one sleeps in `epoll_wait`. Python's loop releases the GIL
-/// around `selector.select()` (the C function `select` does it); a Rust loop has no GIL,
-/// and the Python module built on this loop supplies one that releases it.
+/// threads run while this one sleeps in `epoll_wait`; a zero timeout cannot sleep, so that
+/// wait runs directly (its lock released and taken back for nothing would only cost).
+/// Python's module built on this loop supplies one that releases the GIL.
 pub type WaitAround = Box<dyn Fn(Wait<'_>) -> io::Result<()>>;
 // ANCHOR_END: wait_around
 
@@ -199,8 +199,8 @@ impl Selector {
         let (poll, events) = (&mut self.poll, &mut self.events);
         let mut wait = || poll.poll(events, timeout);
         let waited = match &self.around {
-            Some(around) => around(&mut wait),
-            None => wait(),
+            Some(around) if timeout != Some(Duration::ZERO) => around(&mut wait),
+            _ => wait(),
         };
         match waited {
             // Woken: by events, or by the timeout (zero events).
@@ -335,6 +335,28 @@ mod tests {
         assert!(ready[0].fd == fd && ready[0].writable && !ready[0].readable);
         drop((a, b)); // closed: epoll drops it by itself
         assert_eq!(selector.reregister(fd, both).unwrap(), Rearmed::Forgotten);
+    }
+
+    #[test]
+    fn only_a_wait_that_may_block_goes_through_the_hosts_around() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        let mut selector = Selector::new().unwrap();
+        let arounds = Rc::new(Cell::new(0));
+        let seen = arounds.clone();
+        selector.set_wait_around(Some(Box::new(move |wait: Wait<'_>| {
+            seen.set(seen.get() + 1);
+            wait()
+        })));
+        selector.select(Some(Duration::ZERO)).unwrap();
+        assert_eq!(
+            arounds.get(),
+            0,
+            "a zero timeout cannot sleep: no GIL to release"
+        );
+        selector.select(Some(Duration::from_millis(1))).unwrap();
+        assert_eq!(arounds.get(), 1);
+        assert_eq!(selector.stats().selects, 2);
     }
 
     #[test]

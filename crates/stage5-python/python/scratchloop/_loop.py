@@ -229,6 +229,19 @@ class ScratchLoop(unix_events.SelectorEventLoop):
     def set_debug(self, enabled):
         super().set_debug(enabled)
         self._here().set_debug(enabled)  # stage 5 times the callbacks in its debug mode
+        # Outside debug mode, `call_soon`, `call_later` and `call_at` are the core's own
+        # (`_core.Fast`), bound on the instance: no Python frame per callback. In debug
+        # mode this class's methods run, which keep where each handle was made; and so
+        # they do where a subclass overrides any of the three (`call_later` calls
+        # `call_at`, which the subclass may watch).
+        names = ("call_soon", "call_later", "call_at")
+        ours = all(getattr(type(self), name) is getattr(ScratchLoop, name) for name in names)
+        fast = _core.Fast(self._core) if ours and not enabled else None
+        for name in names:
+            if fast is not None:
+                setattr(self, name, getattr(fast, name))
+            else:
+                self.__dict__.pop(name, None)
 
     @property
     def slow_callback_duration(self):
