@@ -81,6 +81,10 @@ const ASYNCIO_NAMES: &[&str] = &[
 const NOT_ASYNCIO: &[(&str, &str)] = &[
     ("_restore", "stage 1's guard in scheduler.rs (chapter 1)"),
     (
+        "_core.Fast",
+        "scratchloop's Rust class for call_soon, call_later and call_at (chapter 9)",
+    ),
+    (
         "__traverse__",
         "pyo3's hook for Python's garbage collector, tp_traverse (chapter 9)",
     ),
