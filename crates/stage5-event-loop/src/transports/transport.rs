@@ -153,7 +153,7 @@ impl Transport {
 
     /// The reader: `read_ready` while readable, unless closing or paused.
     pub(crate) fn add_reader(&self, lp: &EventLoop) {
-        if self.inner.closing.get() || self.inner.paused.get() {
+        if !self.is_reading() {
             // asyncio's `_SelectorTransport._add_reader` asks `is_reading()`: closed, or
             // paused (say in `connection_made`) before the reader it scheduled started.
             return;
