@@ -33,6 +33,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from generated import write_or_check
+
 UNIT = {"W1": "callback", "W2": "step", "W5": "message"}
 SYSCALLS_SHOWN = ["epoll_wait", "epoll_pwait", "epoll_ctl", "recvfrom", "read", "sendto",
                   "write", "futex"]
@@ -419,13 +421,8 @@ def main(argv):
     if len(argv) < 4 or argv[1] != "page" or argv[4:] not in ([], ["--check"]):
         sys.exit(__doc__.strip().splitlines()[2].strip())
     text = page(load(argv[2]), argv[2].rsplit("/", 1)[-1])
-    if argv[4:] == ["--check"]:
-        with open(argv[3], encoding="utf-8") as f:
-            if f.read() != text:
-                sys.exit(f"{argv[3]} is not what bench/counts_report.py writes from {argv[2]}")
-        return
-    with open(argv[3], "w", encoding="utf-8") as f:
-        f.write(text)
+    remake = f"python3 bench/counts_report.py page {argv[2]} {argv[3]}"
+    sys.exit(write_or_check(argv[3], text, argv[4:] == ["--check"], argv[2], remake))
 
 
 if __name__ == "__main__":

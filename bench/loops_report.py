@@ -41,6 +41,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from generated import write_or_check
+
 SERVERS = {"stage5": "stage 5", "tokio-ct": "tokio current_thread", "tokio-mt": "tokio multi-thread"}
 
 
@@ -464,19 +466,8 @@ def main(argv):
             svg = page(rows, source)
         else:
             svg = figure(rows, "measured on a " + machine if machine[:1].isdigit() else machine)
-        if "--check" in argv[4:]:
-            try:
-                with open(argv[3], encoding="utf-8") as f:
-                    on_disk = f.read()
-            except FileNotFoundError:
-                on_disk = ""
-            if on_disk != svg:
-                print(f"{argv[3]} is not what {argv[2]} draws now; to redraw it: "
-                      f"python3 bench/loops_report.py {argv[1]} {argv[2]} {argv[3]}", file=sys.stderr)
-                return 1
-            return 0
-        with open(argv[3], "w", encoding="utf-8") as f:
-            f.write(svg)
+        remake = f"python3 bench/loops_report.py {argv[1]} {argv[2]} {argv[3]}"
+        return write_or_check(argv[3], svg, "--check" in argv[4:], argv[2], remake)
     return 0
 
 

@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 
+from generated import write_or_check
+
 
 def strace(path):
     calls, inside = {}, False
@@ -241,13 +243,8 @@ def main(argv):
     with open(argv[2], encoding="utf-8") as f:
         rows = [json.loads(x) for x in f if x.strip()]
     text = page(rows, argv[2].rsplit("/", 1)[-1])
-    if argv[4:] == ["--check"]:
-        with open(argv[3], encoding="utf-8") as f:
-            if f.read() != text:
-                sys.exit(f"{argv[3]} is not what bench/proactor_report.py writes from {argv[2]}")
-        return
-    with open(argv[3], "w", encoding="utf-8") as f:
-        f.write(text)
+    remake = f"python3 bench/proactor_report.py page {argv[2]} {argv[3]}"
+    sys.exit(write_or_check(argv[3], text, argv[4:] == ["--check"], argv[2], remake))
 
 
 if __name__ == "__main__":
