@@ -32,6 +32,7 @@
 # (bench-floor, bench-tokio, bench-tokio-mt, bench-stage5, echo_server) from DIR, not cargo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 say() { printf '%s\n' "$*" >&2; }
 for tool in valgrind strace python3; do
     command -v "$tool" >/dev/null || { say "bench/counts.sh needs $tool"; exit 1; }
@@ -178,13 +179,7 @@ echo_run() { # TOOL SERVER CONNS PER: prints the count
         >"$stdout" 2>"$WORK/server.err" &
     tpid=$!
     PIDS=("$tpid")
-    for _ in $(seq 600); do
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+) ]]; then addr=${BASH_REMATCH[1]}; fi
-        done <"$WORK/server.err"
-        [ -n "$addr" ] && break
-        sleep 0.1
-    done
+    addr=$(listening_on "$WORK/server.err" 600) || true
     # The server's PID: valgrind runs it in its own process (timeout's child); strace as
     # its child.
     pid=$(awk '{print $1}' "/proc/$tpid/task/$tpid/children" 2>/dev/null || true)

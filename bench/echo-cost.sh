@@ -12,6 +12,7 @@
 # about (IDLE_SECS + 2 * LAT_SECS + 3) seconds per stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 if [ "$(uname -s)" != Linux ]; then
     # Stop with one clear sentence rather than a missing-file error halfway through a run.
     echo "bench/echo-cost.sh reads the server's CPU time and wake-ups from Linux's /proc: it runs on Linux only" >&2
@@ -50,15 +51,7 @@ for stage in "${stages[@]}"; do
     pid=$!
     trap 'kill $pid 2>/dev/null || true' EXIT
     addr=""
-    for _ in $(seq 50); do
-        # Complete lines only (`read` fails on a last line with no newline yet): the
-        # server may be caught halfway through writing `listening on 127.0.0.1:PORT`.
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then addr=${BASH_REMATCH[1]}; fi
-        done <"$log"
-        [ -n "$addr" ] && break
-        sleep 0.1
-    done
+    addr=$(listening_on "$log" 50) || true
     [ -n "$addr" ] || { echo "$stage: server did not start: $(cat "$log")" >&2; kill $pid; exit 1; }
     sleep 0.5
     before=$(cpu_ns $pid)

@@ -24,6 +24,7 @@
 # for CALLGRIND=1, valgrind. Results: target/loop-counts/counts.jsonl and a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 say() { printf '%s\n' "$*" >&2; }
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-1}
@@ -90,13 +91,7 @@ one() { # ROUND SERVER CONNS PAUSE LOOPS
     TOKIO_WORKER_THREADS=$loops timeout 300 taskset -c "$SERVER_CPUS" "${wrap[@]}" "${command[@]}" \
         >"$OUT/server.out" 2>"$OUT/server.err" &
     TIMEOUT_PID=$!
-    for _ in $(seq 300); do
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+) ]]; then addr=${BASH_REMATCH[1]}; fi
-        done <"$OUT/server.err"
-        [ -n "$addr" ] && break
-        sleep 0.1
-    done
+    addr=$(listening_on "$OUT/server.err" 300) || true
     SERVER_PID=$(awk '{print $1}' "/proc/$TIMEOUT_PID/task/$TIMEOUT_PID/children" 2>/dev/null || true)
     if [ -z "$addr" ] || [ -z "$SERVER_PID" ]; then
         say "server did not start: $(cat "$OUT/server.err")"

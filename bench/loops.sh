@@ -50,6 +50,7 @@
 # ratios, the model beside the measurements) to stdout and OUT/report.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 say() { printf '%s\n' "$*" >&2; }
 if [ "$(uname -s)" != Linux ] || ! command -v taskset >/dev/null || [ "$(nproc)" -lt 2 ]; then
     # The pinning and the /proc readings are the measurement: without them, stop.
@@ -189,13 +190,7 @@ start_server() { # CPUS COMMAND...; sets TIMEOUT_PID, SERVER_PID, ADDR
         taskset -c "$cpus" "$@" >"$OUT/server.out" 2>"$OUT/server.err" &
     TIMEOUT_PID=$!
     ADDR=""
-    for _ in $(seq 100); do
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then ADDR=${BASH_REMATCH[1]}; fi
-        done <"$OUT/server.err"
-        [ -n "$ADDR" ] && break
-        sleep 0.1
-    done
+    ADDR=$(listening_on "$OUT/server.err" 100) || true
     SERVER_PID=$(awk '{print $1}' "/proc/$TIMEOUT_PID/task/$TIMEOUT_PID/children" 2>/dev/null || true)
     if [ -z "$ADDR" ] || [ -z "$SERVER_PID" ]; then
         say "server did not start: $(cat "$OUT/server.err")"

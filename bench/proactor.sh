@@ -23,6 +23,7 @@
 # Every process runs under `timeout`, on 127.0.0.1 only, and is stopped by its PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 say() { printf '%s\n' "$*" >&2; }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 SYSTEMS=${SYSTEMS:-"stage6 stage5 tokio monoio"}
@@ -62,13 +63,7 @@ start() {
         >/dev/null 2>"$WORK/server.err" &
     TPID=$!
     ADDR=""
-    for _ in $(seq 300); do # up to 30 s: a server under valgrind starts slowly
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+) ]]; then ADDR=${BASH_REMATCH[1]}; fi
-        done <"$WORK/server.err"
-        [ -n "$ADDR" ] && break
-        sleep 0.1
-    done
+    ADDR=$(listening_on "$WORK/server.err" 300) || true  # up to 30 s: a server under valgrind starts slowly
     PID=$(awk '{print $1}' "/proc/$TPID/task/$TPID/children" 2>/dev/null || true)
     if [ "${1:-}" = strace ] && [ -n "$PID" ]; then # strace runs the server as its child
         PID=$(awk '{print $1}' "/proc/$PID/task/$PID/children" 2>/dev/null || true)

@@ -11,6 +11,7 @@
 # Bounded: every process has a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 VENV=${VENV:-target/bench-pt/venv}
 OUT=${OUT:-target/bench-pt/python-profile-loops.jsonl}
 SECS=${SECS:-3}
@@ -44,13 +45,7 @@ for api in protocol streams; do
         --addr 127.0.0.1:0 --max-secs 120 2>"$log" &
     server_pid=$!
     addr=""
-    for _ in $(seq 100); do
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then addr=${BASH_REMATCH[1]}; fi
-        done <"$log"
-        [ -n "$addr" ] && break
-        sleep 0.1
-    done
+    addr=$(listening_on "$log" 100) || true
     [ -n "$addr" ] || { echo "  the $api server did not start" >&2; stop; continue; }
     timeout 60 "${PIN_CLIENT[@]}" "$LOADGEN" --addr "$addr" --conns 50 --secs $((SECS + 2)) \
         --warmup 0.5 --size "$W5_SIZE" >/dev/null &

@@ -26,6 +26,7 @@
 # each with its `kind` (echo, inproc, hold, polls).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 VENV=${VENV:-target/bench-pt/venv}
 OUT=${OUT:-target/bench-pt/python-transports.jsonl}
 # The message size of W5; the counts below are this script's own.
@@ -76,15 +77,7 @@ start_server() {
         --loop "$loop" --api "$2" --addr 127.0.0.1:0 --max-secs 120 2>>"$log" &
     server_pid=$!
     addr=""
-    for _ in $(seq 100); do
-        # Complete lines only (`read` fails on a last line with no newline yet): a
-        # line caught halfway names a port that is not the server's.
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then addr=${BASH_REMATCH[1]}; fi
-        done <"$log"
-        [ -n "$addr" ] && return 0
-        sleep 0.1
-    done
+    addr=$(listening_on "$log" 100) && return 0
     echo "  $1 $2: the server did not start: $(head -c 300 "$log")" >&2
     stop
     return 1

@@ -35,6 +35,7 @@
 # by its PID. Only 127.0.0.1 is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/listening.sh
 if [ "$(uname -s)" != Linux ]; then
     # Stop with one clear sentence rather than a missing-file error halfway through a run.
     echo "bench/run.sh reads servers' CPU time, memory and child PIDs from Linux's /proc: it runs on Linux only" >&2
@@ -242,15 +243,7 @@ start_server() { # SYSTEM; sets SERVER_PID (the server itself) and SERVER_ADDR
     timeout 600 "${PIN_SERVER[@]}" "${cmd[@]}" >/dev/null 2>>"$log" &
     SERVER_TIMEOUT_PID=$!
     SERVER_ADDR=""
-    for _ in $(seq 100); do
-        # Complete lines only (`read` fails on a last line with no newline yet): the
-        # server may be caught halfway through writing `listening on 127.0.0.1:PORT`.
-        while IFS= read -r line; do
-            if [[ $line =~ ^listening\ on\ ([^ ]+) ]]; then SERVER_ADDR=${BASH_REMATCH[1]}; fi
-        done <"$log"
-        [ -n "$SERVER_ADDR" ] && break
-        sleep 0.1
-    done
+    SERVER_ADDR=$(listening_on "$log" 100) || true
     SERVER_PID=$(cat "/proc/$SERVER_TIMEOUT_PID/task/$SERVER_TIMEOUT_PID/children" 2>/dev/null |
         awk '{print $1}')
     if [ -z "$SERVER_ADDR" ] || [ -z "$SERVER_PID" ]; then
