@@ -16,7 +16,7 @@
 
 #[path = "support/cpython.rs"]
 mod cpython;
-use cpython::compare_with_cpython;
+use cpython::{compare_with_cpython, without_spawning};
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -88,7 +88,7 @@ fn check_lines(name: &str, keep: fn(&str) -> bool, scenario: impl FnOnce(&EventL
 
 /// `check_lines` for a scenario that makes its own loop on `clock` (`stage5::run` does).
 fn check_program(name: &str, keep: fn(&str) -> bool, program: impl FnOnce(Rc<dyn Clock>)) {
-    let text = transcript(true, program);
+    let text = without_spawning(|| transcript(true, program));
     let ours: Vec<&str> = text.lines().filter(|l| l.contains(" | ")).collect();
     compare_with_cpython(name, &ours);
     let kept: Vec<&str> = text

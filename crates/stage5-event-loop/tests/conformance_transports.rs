@@ -9,7 +9,7 @@
 
 #[path = "support/cpython.rs"]
 mod cpython;
-use cpython::{compare_with_cpython, compare_with_cpython_by};
+use cpython::{compare_with_cpython, compare_with_cpython_by, without_spawning};
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -34,10 +34,12 @@ fn py(b: bool) -> &'static str {
 
 /// `scenario`'s transcript, traced, on a loop on the virtual clock that it closes after.
 fn run(scenario: impl FnOnce(&EventLoop)) -> String {
-    transcript(true, |clock| {
-        let lp = EventLoop::with_clock(clock);
-        scenario(&lp);
-        lp.close().unwrap();
+    without_spawning(|| {
+        transcript(true, |clock| {
+            let lp = EventLoop::with_clock(clock);
+            scenario(&lp);
+            lp.close().unwrap();
+        })
     })
 }
 
