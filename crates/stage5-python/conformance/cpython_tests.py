@@ -202,10 +202,18 @@ def main(argv):
         if cls is ScratchSubprocessTests:
             names = loader.getTestCaseNames(test_events.SubprocessTestsMixin)
         run(unittest.TestSuite(cls(name) for name in names))
-    elif argv[:1] == ["one"]:
+    elif argv[:1] == ["one"] and argv[1].count(".") == 1:
+        # A composed suite's test, `ScratchEventLoopTests.test_close`.
         cls_name, name = argv[1].split(".")
         cls = {c.__name__: c for c in COMPOSED.values()}[cls_name]
         run(unittest.TestSuite([cls(name)]))
+    elif argv[:1] == ["one"]:
+        # A module suite's test, `test_queues.QueueGetTests.test_get`, with our policy as
+        # in `suite` (the module's own setup and teardown run around it).
+        import asyncio
+
+        asyncio.set_event_loop_policy(Policy())
+        run(loader.loadTestsFromName(f"test.test_asyncio.{argv[1]}"))
     elif argv[:1] == ["suite"]:
         import asyncio
 
