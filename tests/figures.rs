@@ -13,6 +13,9 @@
 //!   as its cell fails, so a table regenerated under stale prose fails; a decimal, or a
 //!   number with `×`, `%`, `ns`, `µs` or `times`, outside a mark fails too
 //!   (`figures/prose.rs`).
+//! - The benchmarks page's generated tables are what `bench/python/report.py` makes from
+//!   the committed results of the run they show (`bench/measured/benchmarks.jsonl`), with
+//!   `--tables-only --check` (the run's description, its date and machine, is kept as is).
 //! - The back pages keep to [`MAX_WORDS`] words of prose each.
 //!
 //! If the change is right (new measurements, a new way of drawing them), redraw the
@@ -166,6 +169,49 @@ fn every_figure_the_book_shows_from_measurements_has_a_row() {
     }
 }
 
+/// Remake the benchmarks page's tables from the committed results of its run, or with
+/// `check` only say whether they are what it would make; `None` if there is no `python3`.
+fn remake_benchmark_tables(check: bool) -> Option<std::process::Output> {
+    let mut command = Command::new("python3");
+    command.current_dir(root()).args([
+        "bench/python/report.py",
+        "--results",
+        "bench/measured/benchmarks.jsonl",
+        "--out",
+        "docs/src/benchmarks.md",
+        "--tables-only",
+    ]);
+    if check {
+        command.arg("--check");
+    }
+    match command.output() {
+        Ok(output) => Some(output),
+        Err(error) if std::env::var_os("CI").is_none() => {
+            eprintln!("note: python3 not available ({error}): the benchmark tables not checked");
+            None
+        }
+        Err(error) => panic!("CI has Python 3.11, but python3 did not run: {error}"),
+    }
+}
+
+#[test]
+fn the_benchmark_tables_are_what_the_committed_run_makes() {
+    // With UPDATE_FIGURES the marks' test remakes them, before it rewrites the marks from
+    // them: two tests writing one page at once would lose one's writing.
+    let update = std::env::var_os("UPDATE_FIGURES").is_some() && std::env::var_os("CI").is_none();
+    if update {
+        return;
+    }
+    let Some(output) = remake_benchmark_tables(true) else {
+        return;
+    };
+    assert!(
+        output.status.success(),
+        "{}\nif the change is right: UPDATE_FIGURES=1 cargo test --test figures",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+}
+
 fn read(path: &str) -> String {
     std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -187,6 +233,13 @@ fn every_measured_figure_in_the_prose_is_the_cell_its_mark_names() {
     let update = std::env::var_os("UPDATE_FIGURES").is_some() && std::env::var_os("CI").is_none();
     let mut problems = Vec::new();
     let mut count = 0;
+    if update && let Some(output) = remake_benchmark_tables(false) {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
     for page in PAGES.iter().chain(MARKED) {
         let path = format!("docs/src/{page}");
         let mut text = read(&path);
