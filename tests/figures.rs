@@ -15,7 +15,8 @@
 //!   (`figures/prose.rs`).
 //! - The benchmarks page's generated tables are what `bench/python/report.py` makes from
 //!   the committed results of the run they show (`bench/measured/benchmarks.jsonl`), with
-//!   `--tables-only --check` (the run's description, its date and machine, is kept as is).
+//!   `--tables-only --check` (the run's description, its date and machine, is kept as is);
+//!   the last of them measure each stage against the targets set for it.
 //! - The back pages keep to [`MAX_WORDS`] words of prose each.
 //!
 //! If the change is right (new measurements, a new way of drawing them), redraw the
@@ -209,6 +210,36 @@ fn the_benchmark_tables_are_what_the_committed_run_makes() {
         output.status.success(),
         "{}\nif the change is right: UPDATE_FIGURES=1 cargo test --test figures",
         String::from_utf8_lossy(&output.stderr).trim()
+    );
+}
+
+#[test]
+fn each_stage_is_measured_against_the_targets_set_for_it() {
+    // Stage 5 against its own targets, every one measured, and stage 6 against the goals
+    // set for the proactor, not stage 5's targets applied to a stage that runs few of them.
+    let tables = marks::tables(marks::generated(&read("docs/src/benchmarks.md")));
+    let table = |id: &str| {
+        tables
+            .iter()
+            .find(|t| t.id == id)
+            .unwrap_or_else(|| panic!("no table `{id}` in the benchmarks' generated part"))
+    };
+    let stage5 = table("stage5");
+    assert_eq!(stage5.rows.len(), 9, "{stage5:#?}");
+    for row in &stage5.rows {
+        assert_ne!(row[2], "not measured", "stage 5's own target: {row:?}");
+    }
+    let goals: Vec<(&str, &str)> = table("stage6")
+        .rows
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(
+        goals,
+        [
+            ("W5 C=1000 server CPU per message / stage5", "≤ 0.85×"),
+            ("W5 C=1000 server CPU per message / tokio", "≤ 1.0×"),
+        ]
     );
 }
 

@@ -28,6 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from params import load
+from targets import targets_tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from generated import write_or_check  # noqa: E402  (bench/generated.py, one folder up)
@@ -236,59 +237,6 @@ def hold_table(records, out, errors):
     return series
 
 
-def targets_table(inproc, echo, hold, out):
-    """The newest stage measured, against the targets set for stage 5."""
-    stages = sorted(
-        {key[1] for key in list(inproc) + list(echo) if re.fullmatch(r"stage\d+", key[1])}
-        | {key[0] for key in hold if re.fullmatch(r"stage\d+", key[0])},
-        key=order,
-    )
-    if not stages:
-        return
-    stage = stages[-1]
-    rows = []
-
-    def ratio(series, reference, limit, what):
-        if series is None or reference is None or not series.ratio(reference):
-            rows.append(f"| {what} | ≤ {limit}× | not measured | |")
-            return
-        r = statistics.median(series.ratio(reference))
-        rows.append(f"| {what} | ≤ {limit}× | {r:.2f}× | {'met' if r <= limit else 'not met'} |")
-
-    ratio(inproc.get(("W1", stage, "wall_ns_per_op")), inproc.get(("W1", "floor", "wall_ns_per_op")),
-          2, "W1 ns per callback / floor")
-    ratio(inproc.get(("W2", stage, "wall_ns_per_op")), inproc.get(("W2", "floor+epoll", "wall_ns_per_op")),
-          1.1, "W2 ns per step / floor+epoll")
-    ratio(inproc.get(("W3", stage, "cpu_ms")), inproc.get(("W3", "floor", "cpu_ms")),
-          1.2, "W3 CPU / floor")
-    ratio(inproc.get(("W4", stage, "wall_ns_per_op")), inproc.get(("W4", "tokio", "wall_ns_per_op")),
-          1, "W4 ns per item / tokio")
-    for conns in sorted({key[0] for key in echo}):
-        ratio(echo.get((conns, stage, "server_cpu_us_per_msg")),
-              echo.get((conns, "tokio", "server_cpu_us_per_msg")), 1.0,
-              f"W5 C={conns} server CPU per message / tokio")
-        ratio(echo.get((conns, stage, "p99_us")), echo.get((conns, "tokio", "p99_us")), 1.0,
-              f"W5 C={conns} p99 / tokio")
-        if stage == "stage6" and str(conns) == "1000":  # the proactor's own goal
-            ratio(echo.get((conns, stage, "server_cpu_us_per_msg")),
-                  echo.get((conns, "stage5", "server_cpu_us_per_msg")), 0.85,
-                  f"W5 C={conns} server CPU per message / stage5")
-    per_conn = hold.get((stage, "rss_per_conn_bytes"))
-    if per_conn and per_conn.median() is not None:
-        b = per_conn.median()
-        rows.append(f"| W6 bytes per idle connection | ≤ 512 B | {b:,.0f} B | {'met' if b <= 512 else 'not met'} |")
-    else:
-        rows.append("| W6 bytes per idle connection | ≤ 512 B | not measured | |")
-    out.append(f"### {stage} against the targets set for stage 5\n")
-    if stage != "stage5":
-        out.append(f"The targets set for stage 5, applied to {stage}, the newest stage "
-                   "measured.\n")
-    out.append("| target | limit | measured (median of same-round ratios) | |")
-    out.append("| --- | ---: | ---: | --- |")
-    out.extend(rows)
-    out.append("")
-
-
 def run(cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
@@ -394,7 +342,7 @@ def tables(records):
     inproc = inproc_tables(records, out, errors)
     echo = echo_tables(records, out, errors)
     hold = hold_table(records, out, errors)
-    targets_table(inproc, echo, hold, out)
+    targets_tables(inproc, echo, hold, out)
     if errors:
         out.append("**Runs that failed** (left out of the tables):\n")
         out += [f"- {e}" for e in errors]
