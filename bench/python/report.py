@@ -10,9 +10,11 @@ Everything between the BEGIN and END markers of the template is replaced; the ha
 text around them is kept. With `--tables-only` the run's description that the template's
 generated part already has (when, where, with what) is kept too and only the tables are
 made again: the page from the committed results of its run, with no benchmark run (what
-`tests/figures.rs` checks, with `--check`: write nothing, fail if the page differs). Values are medians over rounds. A ratio is computed within each
-round (system / reference, same round) and the median of those is shown, with the range
-over rounds in brackets when there are several.
+`tests/figures.rs` checks, with `--check`: write nothing, fail if the page differs).
+
+Values are medians over rounds. A ratio is computed within each round (system / reference,
+same round) and the median of those is shown, with the range over rounds in brackets when
+there are several.
 """
 
 import argparse
@@ -331,9 +333,10 @@ def describe_run(records, args):
 
 def described_run(page):
     """The run's description as a page's generated part has it: the lines after the BEGIN
-    marker, up to the first table's heading."""
-    lines = page[page.index(BEGIN):].splitlines()[1:]
-    return lines[: next(i for i, line in enumerate(lines) if line.startswith("### "))]
+    marker, up to the first table's heading (or the END marker)."""
+    lines = page[page.index(BEGIN):page.index(END)].splitlines()[1:]
+    end = next((i for i, line in enumerate(lines) if line.startswith("### ")), len(lines))
+    return lines[:end]
 
 
 def tables(records):
