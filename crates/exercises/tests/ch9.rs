@@ -108,10 +108,10 @@ fn ex9_2_a_threadsafe_call_made_first_runs_first() {
     let lp = vloop();
     let ran = Arc::new(Mutex::new(Vec::new()));
     // Another thread asks first, and is done before this thread asks.
-    let handle = lp.handle();
+    let remote = lp.threadsafe();
     let theirs = ran.clone();
     std::thread::spawn(move || {
-        handle
+        remote
             .call_soon_threadsafe(move |_| theirs.lock().unwrap().push("call_soon_threadsafe"))
             .unwrap();
     })

@@ -3,7 +3,7 @@
 //! Book chapter 7, "Threads". Four worker threads each compute something slow (here: count
 //! the primes below a bound, by trial division) while the loop, on the main thread, has
 //! nothing to do: it blocks in `select` with no timeout. When a worker is done it calls
-//! `call_soon_threadsafe` on a [`LoopHandle`]; the byte it writes into the self-pipe wakes
+//! `call_soon_threadsafe` on a [`ThreadsafeLoop`]; the byte it writes into the self-pipe wakes
 //! the loop, which runs the callback on its own thread: it prints the result, and once all
 //! four are in, stops.
 //!
@@ -15,12 +15,12 @@
 //! sleeps), then the self-pipe's reader `c0` ready and the worker's callback run in the
 //! same iteration. The results come in the order the workers finish, which depends on the
 //! machine; each line names its worker. With `--virtual-time` the program is the same:
-//! while a worker holds a `LoopHandle`, the loop blocks for real on the self-pipe; threads
+//! while a worker holds a `ThreadsafeLoop`, the loop blocks for real on the self-pipe; threads
 //! run in real time, and the virtual clock does not move.
 
 use std::sync::mpsc;
 
-use stage5::{Error, EventLoop, LoopHandle, Options, say};
+use stage5::{Error, EventLoop, Options, ThreadsafeLoop, say};
 
 /// How many workers, and what each computes.
 pub const BOUNDS: [u64; 4] = [20_000, 40_000, 60_000, 80_000];
@@ -34,10 +34,10 @@ pub fn primes_below(bound: u64) -> u64 {
 }
 
 /// A worker: compute, then hand the result to the loop's thread.
-fn worker(handle: LoopHandle, id: usize, bound: u64) {
+fn worker(remote: ThreadsafeLoop, id: usize, bound: u64) {
     let count = primes_below(bound);
     // Refused only by a closed loop, which no longer waits for this result.
-    let _ = handle.call_soon_threadsafe(move |lp| report(lp, id, bound, count));
+    let _ = remote.call_soon_threadsafe(move |lp| report(lp, id, bound, count));
 }
 // ANCHOR_END: worker
 
@@ -64,10 +64,10 @@ pub fn program(lp: &EventLoop) -> Result<Vec<(usize, u64)>, Error> {
     RESULTS.with(|r| r.borrow_mut().clear());
     let (done_tx, done_rx) = mpsc::channel();
     for (id, &bound) in BOUNDS.iter().enumerate() {
-        let handle = lp.handle();
+        let remote = lp.threadsafe();
         let done = done_tx.clone();
         std::thread::spawn(move || {
-            worker(handle, id, bound);
+            worker(remote, id, bound);
             // The receiver waits below until every worker has sent; it cannot be gone.
             let _ = done.send(());
         });

@@ -74,7 +74,7 @@ pub mod transports;
 pub use errors::{Error, QueueFull};
 pub use event_loop::io::server::{ACCEPT_RETRY_DELAY, Server};
 pub use event_loop::io::signals::hold_signal;
-pub use event_loop::io::threads::LoopHandle;
+pub use event_loop::io::threads::ThreadsafeLoop;
 pub use event_loop::runners::run;
 pub use event_loop::{
     EventLoop, ExceptionContext, ExceptionHandler, Handle, Level, Logger, TimerHandle,

@@ -325,7 +325,7 @@ fn a_task_dropped_while_waiting_leaves_no_registration() {
 #[test]
 fn test_call_soon_threadsafe() {
     let lp = EventLoop::with_clock(RealClock::new());
-    let handle = lp.handle();
+    let remote = lp.threadsafe();
     let loop_thread = std::thread::current().id();
     // The helper calls once the loop has run its first callbacks, just before it blocks in
     // select (the 10 s bound below is its timeout). If the call comes before the loop
@@ -334,7 +334,7 @@ fn test_call_soon_threadsafe() {
     let (ran_tx, ran_rx) = std::sync::mpsc::channel();
     let helper = std::thread::spawn(move || {
         blocking_rx.recv().unwrap();
-        handle
+        remote
             .call_soon_threadsafe(move |lp| {
                 ran_tx.send(std::thread::current().id()).unwrap();
                 lp.stop();
@@ -365,7 +365,7 @@ fn test_call_soon_threadsafe() {
     helper.join().unwrap();
     lp.close().unwrap();
     assert!(matches!(
-        lp.handle().call_soon_threadsafe(|_| {}),
+        lp.threadsafe().call_soon_threadsafe(|_| {}),
         Err(Error::Closed)
     ));
 }
@@ -384,10 +384,10 @@ fn many_calls_from_four_threads(per_thread: usize) -> Duration {
     let start = Instant::now();
     let workers: Vec<_> = (0..4)
         .map(|t| {
-            let handle = lp.handle();
+            let remote = lp.threadsafe();
             std::thread::spawn(move || {
                 for i in 0..per_thread {
-                    handle
+                    remote
                         .call_soon_threadsafe(move |lp| {
                             let finished = NEXT.with(|next| {
                                 let mut next = next.borrow_mut();

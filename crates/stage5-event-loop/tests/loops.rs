@@ -141,24 +141,24 @@ fn too_few_descriptors() {
 #[test]
 #[ignore = "a measurement: run it on purpose, in release"]
 fn ping_pong_between_two_loops() {
-    use stage5::{EventLoop, LoopHandle};
+    use stage5::{EventLoop, ThreadsafeLoop};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Instant;
 
     const ROUND_TRIPS: usize = 20_000;
     let pongs = Arc::new(AtomicUsize::new(0));
-    let (b_handle, b_ready) = std::sync::mpsc::sync_channel(1);
+    let (b_sender, b_ready) = std::sync::mpsc::sync_channel(1);
     let b = std::thread::spawn(move || {
         let lp = EventLoop::new();
-        b_handle.send(lp.handle()).unwrap();
+        b_sender.send(lp.threadsafe()).unwrap();
         lp.run_forever().unwrap(); // until A says stop
     });
     let lp = EventLoop::new();
-    let (a, b_loop) = (lp.handle(), b_ready.recv().unwrap());
+    let (a, b_loop) = (lp.threadsafe(), b_ready.recv().unwrap());
 
     /// Send ping number `n` to B, whose answer sends the next ping.
-    fn ping(n: usize, a: LoopHandle, b: LoopHandle, pongs: Arc<AtomicUsize>) {
+    fn ping(n: usize, a: ThreadsafeLoop, b: ThreadsafeLoop, pongs: Arc<AtomicUsize>) {
         if n == ROUND_TRIPS {
             b.call_soon_threadsafe(EventLoop::stop).unwrap();
             return a.call_soon_threadsafe(EventLoop::stop).unwrap();

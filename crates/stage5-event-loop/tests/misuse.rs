@@ -180,17 +180,17 @@ fn a_panicking_logger_is_caught_and_the_loop_goes_on() {
 #[test]
 fn an_accepted_threadsafe_call_runs_even_if_the_loop_closes_first() {
     let lp = vloop();
-    let handle = lp.handle();
+    let remote = lp.threadsafe();
     let ran = Arc::new(AtomicBool::new(false));
     let r = ran.clone();
     let accepted = std::thread::spawn(move || {
-        let call = handle.call_soon_threadsafe(move |_| r.store(true, Ordering::SeqCst));
+        let call = remote.call_soon_threadsafe(move |_| r.store(true, Ordering::SeqCst));
         call.is_ok()
     });
     assert!(accepted.join().unwrap());
     lp.close().unwrap();
     assert!(ran.load(Ordering::SeqCst));
-    let refused = lp.handle().call_soon_threadsafe(|_| {});
+    let refused = lp.threadsafe().call_soon_threadsafe(|_| {});
     assert!(matches!(refused, Err(Error::Closed)));
 }
 // ANCHOR_END: threadsafe_close
@@ -215,30 +215,30 @@ fn closing_with_pending_tasks_reports_each_of_them() {
     );
 }
 
-/// On the virtual clock, a loop with nothing to do but a `LoopHandle` held by another
+/// On the virtual clock, a loop with nothing to do but a `ThreadsafeLoop` held by another
 /// thread waits for that thread, for real, instead of declaring it will never wake.
 #[test]
-fn a_virtual_loop_waits_for_a_thread_that_holds_its_handle() {
+fn a_virtual_loop_waits_for_a_thread_that_may_still_call() {
     let lp = vloop();
-    let handle = lp.handle();
+    let remote = lp.threadsafe();
     // The worker calls once the loop has run its first callback, when it has nothing left
-    // to do but wait for the handle (if the call comes first, the byte waits in the pipe).
+    // to do but wait for the other thread (if the call comes first, the byte waits in the pipe).
     let (waiting_tx, waiting_rx) = std::sync::mpsc::channel::<()>();
     let worker = std::thread::spawn(move || {
         waiting_rx.recv().unwrap();
-        handle.call_soon_threadsafe(|lp| lp.stop()).unwrap();
+        remote.call_soon_threadsafe(|lp| lp.stop()).unwrap();
     });
     lp.call_soon(move |_| waiting_tx.send(()).unwrap()).unwrap();
     // Never hang: a timer would not do (the virtual clock would jump to it), so a watchdog
     // thread stops the loop if it is still running after 10 s of real time.
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let timed_out = Arc::new(AtomicBool::new(false));
-    let (t, watchdog_handle) = (timed_out.clone(), lp.handle());
+    let (t, to_stop) = (timed_out.clone(), lp.threadsafe());
     let watchdog = std::thread::spawn(move || {
         if done_rx.recv_timeout(Duration::from_secs(10)).is_err() {
             t.store(true, Ordering::Relaxed);
             // Err only if the loop is closed, and then it is not running either.
-            let _ = watchdog_handle.call_soon_threadsafe(|lp| lp.stop());
+            let _ = to_stop.call_soon_threadsafe(|lp| lp.stop());
         }
     });
     lp.run_forever().unwrap();
@@ -249,6 +249,6 @@ fn a_virtual_loop_waits_for_a_thread_that_holds_its_handle() {
         !timed_out.load(Ordering::Relaxed),
         "the worker's call woke the loop"
     );
-    // The handle is gone with its thread: nothing can wake the loop any more.
+    // Its `ThreadsafeLoop` is gone with its thread: nothing can wake the loop any more.
     assert!(matches!(lp.run_forever(), Err(Error::NothingToWaitFor)));
 }

@@ -202,7 +202,7 @@ impl Core {
 
     /// What other threads may hold: `call_soon_threadsafe` and the self-pipe.
     fn remote(&self) -> Remote {
-        Remote::new(self.lp.handle(), self.kept.clone())
+        Remote::new(self.lp.threadsafe(), self.kept.clone())
     }
 
     /// How many handles wait in the ready queue (for tests and the book).

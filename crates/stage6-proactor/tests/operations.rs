@@ -104,14 +104,14 @@ fn each_iteration_enters_the_kernel_once() {
 #[test]
 fn call_soon_threadsafe_wakes_a_loop_waiting_in_the_ring() {
     let Some(lp) = proactor_loop() else { return };
-    let handle = lp.handle();
+    let remote = lp.threadsafe();
     let woke = Rc::new(RefCell::new(Vec::new()));
     let w = woke.clone();
     // Nothing ready and no timer: the loop waits in io_uring_enter without a limit, and
     // only the other thread's callback, through the poll of epoll, can end the wait.
     let other = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(20));
-        handle.call_soon_threadsafe(|lp| lp.stop()).unwrap();
+        remote.call_soon_threadsafe(|lp| lp.stop()).unwrap();
     });
     lp.call_soon(move |lp| w.borrow_mut().push(lp.iteration()))
         .unwrap();

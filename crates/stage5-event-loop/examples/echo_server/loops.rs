@@ -7,7 +7,7 @@
 //! of their own. Each has its own listening socket, bound to the same port with
 //! `SO_REUSEPORT`, so the kernel spreads new connections between them, and nothing else
 //! in common: its own tasks, its own console, its own `EchoServer`. A loop is an `Rc` and
-//! cannot leave its thread; what crosses threads is a `LoopHandle`, and the only message
+//! cannot leave its thread; what crosses threads is a `ThreadsafeLoop`, and the only message
 //! is loop 0's request to stop, sent with `call_soon_threadsafe` when a signal comes. Each
 //! loop then shuts down gracefully on its own, and its thread hands back what it served
 //! when it ends. A second SIGINT or SIGTERM sets a flag they share and sends `stop` again:
@@ -24,7 +24,7 @@ use std::thread;
 
 use scaffold::{Clock, Options};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use stage5::{Error, EventLoop, LoopHandle, say};
+use stage5::{Error, EventLoop, ThreadsafeLoop, say};
 
 use super::{EchoServer, Settings, Summary, producer_consumer, serve_with};
 
@@ -70,10 +70,10 @@ pub fn run(
     // Out of file descriptors, say: the operating system's reason, not a panic.
     let lp = EventLoop::try_with_clock(clock).map_err(cannot_create)?;
     let server = serve_with(&lp, listener, named(&config.settings, 0, config.loops))?;
-    let handles: Rc<[LoopHandle]> = others.0.iter().map(|o| o.handle.clone()).collect();
+    let remotes: Rc<[ThreadsafeLoop]> = others.0.iter().map(|o| o.remote.clone()).collect();
     for sig in [SIGINT, SIGTERM, SIGHUP] {
         let again = (sig != SIGHUP).then(|| cut.clone()); // a terminal gone twice: no hurry
-        lp.add_signal_handler(sig, stop_all(server.clone(), handles.clone(), again))?;
+        lp.add_signal_handler(sig, stop_all(server.clone(), remotes.clone(), again))?;
         // Closing the loop puts the signal's default action back; a third Ctrl-C then
         // would end the process before it says its last line and exits with its code.
         stage5::hold_signal(sig)?;
@@ -108,7 +108,7 @@ pub fn run(
 /// second signal, if `cut` is given, sets it, sends `stop` again, and cuts loop 0's own.
 fn stop_all(
     server: Rc<EchoServer>,
-    others: Rc<[LoopHandle]>,
+    others: Rc<[ThreadsafeLoop]>,
     cut: Option<Arc<AtomicBool>>,
 ) -> impl FnMut(&EventLoop) {
     move |lp| {
@@ -148,15 +148,15 @@ fn named(settings: &Settings, i: usize, loops: usize) -> Settings {
     }
 }
 
-/// A loop on a thread of its own: the handle to reach it, and the thread.
+/// A loop on a thread of its own: what reaches it from other threads, and the thread.
 struct Other {
-    handle: LoopHandle,
+    remote: ThreadsafeLoop,
     thread: thread::JoinHandle<Result<Summary, String>>,
 }
 
 impl Other {
     // ANCHOR: other_loop
-    /// Start loop `i` on a new thread, and wait until it serves (its handle comes back).
+    /// Start loop `i` on a new thread, and wait until it serves (its `ThreadsafeLoop` comes back).
     fn spawn(
         i: usize,
         options: Options,
@@ -164,13 +164,13 @@ impl Other {
         settings: Settings,
         cut: Arc<AtomicBool>,
     ) -> Result<Other, Error> {
-        let (ready, handle) = mpsc::sync_channel(1);
+        let (ready, serving) = mpsc::sync_channel(1);
         let thread = thread::Builder::new().name(format!("loop {i}")).spawn(
             move || -> Result<Summary, String> {
                 let lp = EventLoop::try_with_clock(options.install_loop())
                     .map_err(|e| cannot_create(e).to_string())?;
                 let server = serve_with(&lp, listener, settings).map_err(|e| e.to_string())?;
-                if ready.send(lp.handle()).is_err() {
+                if ready.send(lp.threadsafe()).is_err() {
                     return Ok(server.summary()); // loop 0 gave up before we started
                 }
                 // Serve until loop 0's `stop` comes, then shut down as loop 0 does; a `stop`
@@ -188,8 +188,8 @@ impl Other {
                 Ok(server.summary())
             },
         )?;
-        match handle.recv() {
-            Ok(handle) => Ok(Other { handle, thread }),
+        match serving.recv() {
+            Ok(remote) => Ok(Other { remote, thread }),
             // The thread ended before it could serve: say why.
             Err(_) => Err(Error::msg(match thread.join() {
                 Ok(Err(why)) => format!("loop {i}: {why}"),
@@ -222,7 +222,7 @@ impl Drop for Others {
     fn drop(&mut self) {
         for other in &self.0 {
             // Already ended: nothing to stop.
-            drop(other.handle.call_soon_threadsafe(EventLoop::stop));
+            drop(other.remote.call_soon_threadsafe(EventLoop::stop));
         }
         for other in self.0.drain(..) {
             // Loop 0's own error is the one reported; theirs would only repeat it.

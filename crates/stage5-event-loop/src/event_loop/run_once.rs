@@ -106,7 +106,7 @@ impl EventLoop {
     /// (virtual time does not pass while we wait), so the loop polls without blocking and,
     /// if nothing happened, jumps the clock by `timeout`: to the first timer. With no timer
     /// and nothing ready, only the outside world can wake the loop: a reader or writer, a
-    /// signal, another thread holding a `LoopHandle`. Then the loop blocks for real, as it
+    /// signal, another thread holding a `ThreadsafeLoop`. Then the loop blocks for real, as it
     /// would on the real clock. With none of those either, no event can ever come: on the
     /// real clock asyncio would block forever; on the virtual clock that is a hang in a
     /// test, so the iteration fails with [`Error::NothingToWaitFor`] instead.

@@ -146,12 +146,12 @@ impl<L> IoDriver<L> {
     }
 
     /// True if something outside the loop may still wake it: a reader or writer besides
-    /// the self-pipe's, a signal handler, another thread holding a `LoopHandle`, or an
+    /// the self-pipe's, a signal handler, another thread holding a `ThreadsafeLoop`, or an
     /// operation in flight on a proactor (chapter 10).
     pub(crate) fn watches_anything(&self) -> bool {
         self.table.borrow().waiters() > 1
             || !self.signals.borrow().is_empty()
-            || self.remote.has_handles()
+            || self.remote.has_holders()
             || self.proactor().is_some_and(|p| p.busy())
     }
 

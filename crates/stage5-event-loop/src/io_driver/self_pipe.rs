@@ -42,7 +42,7 @@ pub enum Remote<L> {
 pub struct RemoteQueue<L> {
     queue: Mutex<Queue<L>>,
     notified: AtomicBool, // the loop will look at `queue` before it next blocks
-    handles: AtomicUsize, // live `LoopHandle`s: threads that may still call
+    holders: AtomicUsize, // live `ThreadsafeLoop`s: threads that may still call
     write_end: Socket,
 }
 
@@ -69,7 +69,7 @@ pub fn make_self_pipe<L>() -> io::Result<(SelfPipe, RemoteQueue<L>)> {
             closed: false,
         }),
         notified: AtomicBool::new(false),
-        handles: AtomicUsize::new(0),
+        holders: AtomicUsize::new(0),
         write_end,
     };
     Ok((SelfPipe { read_end }, queue))
@@ -180,18 +180,18 @@ impl<L> RemoteQueue<L> {
         self.write_end.try_clone()
     }
 
-    /// A `LoopHandle` was made (+1) or dropped (-1).
-    pub fn count_handle(&self, made: bool) {
+    /// A `ThreadsafeLoop` was made (+1) or dropped (-1).
+    pub fn count_holder(&self, made: bool) {
         if made {
-            self.handles.fetch_add(1, Ordering::AcqRel);
+            self.holders.fetch_add(1, Ordering::AcqRel);
         } else {
-            self.handles.fetch_sub(1, Ordering::AcqRel);
+            self.holders.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
-    /// True while some thread holds a `LoopHandle`: it may still wake the loop.
-    pub fn has_handles(&self) -> bool {
-        self.handles.load(Ordering::Acquire) > 0
+    /// True while some thread holds a `ThreadsafeLoop`: it may still wake the loop.
+    pub fn has_holders(&self) -> bool {
+        self.holders.load(Ordering::Acquire) > 0
     }
 }
 

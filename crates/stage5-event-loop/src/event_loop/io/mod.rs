@@ -12,7 +12,7 @@
 //! | module | concept | asyncio |
 //! | --- | --- | --- |
 //! | [`readers`] | `add_reader`, `add_writer`, ... | `add_reader` |
-//! | [`threads`] | `LoopHandle`, `call_soon_threadsafe` | `call_soon_threadsafe` |
+//! | [`threads`] | `ThreadsafeLoop`, `call_soon_threadsafe` | `call_soon_threadsafe` |
 //! | [`signals`] | `add_signal_handler`, `remove_signal_handler` | `unix_events.add_signal_handler` |
 //! | [`sockets`] | `sock_recv`, `sock_sendall`, `sock_accept`, `sock_connect` | `sock_*` |
 //! | [`server`] | `start_serving`, `Server`, the pause after EMFILE | `_start_serving`, `_accept_connection` |

@@ -1,12 +1,14 @@
-//! `call_soon_threadsafe` and the [`LoopHandle`] other threads hold (book chapter 7,
+//! `call_soon_threadsafe` and the [`ThreadsafeLoop`] other threads hold (book chapter 7,
 //! "Threads"; asyncio's `call_soon_threadsafe`).
 //!
 //! An [`EventLoop`] is an `Rc`: it stays on its thread. What another thread may hold is a
-//! [`LoopHandle`], the loop's `Send + Sync` part (the remote queue and the self-pipe's write
+//! [`ThreadsafeLoop`], the loop's `Send + Sync` part (the remote queue and the self-pipe's write
 //! end, `self_pipe.rs`). `call_soon_threadsafe` queues the callback there and writes a byte
 //! to self, so a loop blocked in `select` wakes up and runs it in its next batch.
 //!
-//! A live handle also tells the loop that a thread may still call: on the virtual clock, a
+//! It is not called a handle: in asyncio, and here, a `Handle` is a scheduled callback.
+//!
+//! A live `ThreadsafeLoop` also tells the loop that a thread may still call: on the virtual clock, a
 //! loop with nothing else to wait for then blocks on the self-pipe for real, where it would
 //! otherwise report that it can never wake.
 //!
@@ -18,14 +20,14 @@ use crate::errors::Error;
 use crate::event_loop::EventLoop;
 use crate::io_driver::self_pipe::{Remote, RemoteQueue};
 
-// ANCHOR: loop_handle
-/// A handle to a loop that other threads may hold (`Send + Sync`): what they need to hand
-/// work back to it. Get one with [`EventLoop::handle`].
-pub struct LoopHandle {
+// ANCHOR: threadsafe_loop
+/// The loop as other threads may hold it (`Send + Sync`): what they need to hand work back
+/// to it. Get one with [`EventLoop::threadsafe`].
+pub struct ThreadsafeLoop {
     remote: Arc<RemoteQueue<EventLoop>>,
 }
 
-impl LoopHandle {
+impl ThreadsafeLoop {
     /// Run `callback` on the loop's thread, in the loop's next batch (asyncio's
     /// `call_soon_threadsafe`). Callbacks from one thread run in the order they were
     /// queued. Wakes the loop if it is blocked in `select`. Either the callback runs (a
@@ -53,41 +55,41 @@ fn push_call(
         .push(Remote::Call(Box::new(callback)))
         .map_err(|_refused| Error::Closed)
 }
-// ANCHOR_END: loop_handle
+// ANCHOR_END: threadsafe_loop
 
-impl Clone for LoopHandle {
+impl Clone for ThreadsafeLoop {
     fn clone(&self) -> Self {
-        LoopHandle::new(self.remote.clone())
+        ThreadsafeLoop::new(self.remote.clone())
     }
 }
 
-impl Drop for LoopHandle {
+impl Drop for ThreadsafeLoop {
     fn drop(&mut self) {
-        self.remote.count_handle(false);
+        self.remote.count_holder(false);
     }
 }
 
-impl LoopHandle {
-    fn new(remote: Arc<RemoteQueue<EventLoop>>) -> LoopHandle {
-        remote.count_handle(true);
-        LoopHandle { remote }
+impl ThreadsafeLoop {
+    fn new(remote: Arc<RemoteQueue<EventLoop>>) -> ThreadsafeLoop {
+        remote.count_holder(true);
+        ThreadsafeLoop { remote }
     }
 }
 
-impl std::fmt::Debug for LoopHandle {
+impl std::fmt::Debug for ThreadsafeLoop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<LoopHandle>")
+        f.write_str("<ThreadsafeLoop>")
     }
 }
 
 impl EventLoop {
-    /// A `Send + Sync` handle to this loop, for other threads.
-    pub fn handle(&self) -> LoopHandle {
-        LoopHandle::new(self.remote().clone())
+    /// This loop as other threads may hold it: `Send + Sync`.
+    pub fn threadsafe(&self) -> ThreadsafeLoop {
+        ThreadsafeLoop::new(self.remote().clone())
     }
 
     /// asyncio's `call_soon_threadsafe`, on the loop itself; from other threads use
-    /// [`EventLoop::handle`].
+    /// [`EventLoop::threadsafe`].
     pub fn call_soon_threadsafe(
         &self,
         callback: impl FnOnce(&EventLoop) + Send + 'static,
@@ -104,7 +106,7 @@ mod tests {
     fn is_send_sync<T: Send + Sync>() {}
 
     #[test]
-    fn a_loop_handle_crosses_threads() {
-        is_send_sync::<LoopHandle>();
+    fn a_threadsafe_loop_crosses_threads() {
+        is_send_sync::<ThreadsafeLoop>();
     }
 }
