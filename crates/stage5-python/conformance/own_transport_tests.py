@@ -35,6 +35,7 @@ def both(test, program):
             loop.close()
         logs.append(log)
     theirs, ours = logs
+    test.maxDiff = None
     test.assertEqual(ours, theirs)
     return ours
 
@@ -496,6 +497,277 @@ class CallbackOrder(unittest.TestCase):
                        or loop.__class__ is asyncio.SelectorEventLoop)
 
         self.assertEqual(both(self, program), [b"HELLO\n", b"", True])
+
+
+class CarelessCalls(unittest.TestCase):
+    """What a careless caller does to a transport, a server or a protocol: the same
+    exception types as asyncio's loop (messages may differ), the same calls, never a
+    PanicException, a crash or a hang."""
+
+    @staticmethod
+    def attempt(log, name, call):
+        try:
+            call()
+            log.append((name, "ok"))
+        except BaseException as exc:  # a PanicException is a BaseException
+            log.append((name, type(exc).__name__))
+
+    def test_writes_of_every_kind(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "w"), a)
+            for name, data in [("str", "x"), ("None", None), ("list", [1]),
+                               ("memoryview", memoryview(b"mv")), ("empty", b"")]:
+                self.attempt(log, name, lambda: transport.write(data))
+            mutated = bytearray(b"before")
+            transport.write(mutated)
+            mutated[:] = b"AFTER!"  # the transport copied it (or sent it) already
+            released = memoryview(b"x")
+            released.release()
+            self.attempt(log, "released", lambda: transport.write(released))
+            self.attempt(log, "lines of str", lambda: transport.writelines(["x"]))
+            self.attempt(log, "lines None", lambda: transport.writelines(None))
+            b.settimeout(30)
+            got = b""
+            while len(got) < len(b"mvbefore"):
+                got += b.recv(100)
+            log.append(("peer got", got))
+            transport.write_eof()
+            self.attempt(log, "write_eof twice", transport.write_eof)
+            self.attempt(log, "write after eof", lambda: transport.write(b"x"))
+            transport.close()
+            for name, call in [("write", lambda: transport.write(b"x")),
+                               ("writelines", lambda: transport.writelines([b"x"])),
+                               ("write_eof", transport.write_eof), ("close", transport.close),
+                               ("abort", transport.abort),
+                               ("pause", transport.pause_reading),
+                               ("resume", transport.resume_reading)]:
+                self.attempt(log, name + " after close", call)
+            await protocol.lost
+            self.attempt(log, "write after lost", lambda: transport.write(b"x"))
+            log.append(("extra", transport.get_extra_info("nonexistent", "default"),
+                        transport.get_extra_info("peercert", 7)))
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("str", "TypeError"), log)
+        self.assertIn(("peer got", b"mvbefore"), log)
+
+    def test_write_buffer_limits_take_what_asyncio_takes(self):
+        # asyncio compares the limits as given: a float (`high=64e3`) or an int past 64
+        # bits is taken, a low above the high is a ValueError. Ours were an int of 64 bits:
+        # a float was a TypeError, 2**70 an OverflowError.
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "limits"), a)
+            for high, low in [(1, 2), (-1, None), (None, -1), ("x", None), (1.5, None),
+                              (2**70, None), (64e3, 1e3), (2.5, 2.7), (None, None)]:
+                self.attempt(log, (high, low),
+                             lambda: transport.set_write_buffer_limits(high, low))
+            transport.set_write_buffer_limits(high=1.5)
+            log.append(("whole", [int(x) for x in transport.get_write_buffer_limits()]))
+            transport.write(b"x" * (8 << 20))  # more than the socket takes: over 1.5
+            transport.abort()
+            await protocol.lost
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(((1.5, None), "ok"), log)
+        self.assertIn(((1, 2), "ValueError"), log)
+        self.assertIn(("pause_writing", "limits"), log)
+
+    def test_pause_twice_and_resume_unpaused(self):
+        async def program(loop, log):
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Recorder(log, "r"), a)
+            for name in ("resume_reading", "pause_reading", "pause_reading",
+                         "resume_reading", "resume_reading"):
+                self.attempt(log, name, getattr(transport, name))
+            b.sendall(b"hi")
+            while not any(e[0] == "data" for e in log):
+                await asyncio.sleep(0)
+            transport.close()
+            await protocol.lost
+            b.close()
+
+        both(self, program)
+
+    def test_abort_inside_data_received(self):
+        async def program(loop, log):
+            class Aborts(Recorder):
+                def data_received(self, data):
+                    super().data_received(data)
+                    self.transport.abort()
+                    self.transport.write(b"dropped")  # closing: dropped, no error
+                    log.append(("closing", self.transport.is_closing()))
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Aborts(log, "a"), a)
+            b.sendall(b"one")
+            await protocol.lost
+            b.close()
+
+        log = both(self, program)
+        self.assertEqual(log[-1], ("lost", "a", "NoneType"))
+
+    def test_a_connection_made_that_raises(self):
+        async def program(loop, log):
+            caught = []
+            loop.set_exception_handler(lambda loop, context: caught.append(context))
+
+            class Raises(Recorder):
+                def connection_made(self, transport):
+                    super().connection_made(transport)
+                    raise ZeroDivisionError("in connection_made")
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: Raises(log, "made"), a)
+            while not caught:
+                await asyncio.sleep(0)
+            log.append(("reported", type(caught[0]["exception"]).__name__,
+                        transport.is_closing()))
+            transport.close()
+            await protocol.lost
+            b.close()
+
+        both(self, program)
+
+    def test_a_factory_that_returns_no_protocol_or_raises(self):
+        # asyncio's transport looks up `protocol.connection_made` as it is made: None is
+        # an AttributeError raised to the caller. Ours took None, returned it as the
+        # protocol, and reported AttributeErrors from its callbacks later ("Exception
+        # ignored in" on standard error, then the exception handler).
+        async def program(loop, log):
+            caught = []
+            loop.set_exception_handler(lambda loop, context: caught.append(context))
+            # (The server's side is not logged: a failed client's socket is closed when
+            # it is collected, which asyncio's loop and ours do at different times.)
+            server = await loop.create_server(asyncio.Protocol, "127.0.0.1", 0)
+            port = server.sockets[0].getsockname()[1]
+            pairs = []  # open until the end: asyncio's loop still maps a failed one's fd
+            for name, factory in [("None", lambda: None), ("object", object),
+                                  ("raises", lambda: 1 / 0)]:
+                pairs.append(socket.socketpair())
+                try:
+                    await loop.connect_accepted_socket(factory, pairs[-1][0])
+                    log.append((name, "returned"))
+                except Exception as exc:
+                    log.append((name, type(exc).__name__))
+                try:
+                    await loop.create_connection(factory, "127.0.0.1", port)
+                    log.append((name, "connected"))
+                except Exception as exc:
+                    log.append((name, "create_connection", type(exc).__name__))
+            server.close()
+            await server.wait_closed()
+            for _ in range(5):
+                await asyncio.sleep(0)
+            log.append(("handler called", len(caught)))
+            for pair in pairs:
+                for sock in pair:
+                    sock.close()
+
+        log = both(self, program)
+        self.assertIn(("None", "AttributeError"), log)
+        self.assertIn(("handler called", 0), log)
+
+    def test_a_buffered_protocol_with_a_bad_buffer(self):
+        async def program(loop, log):
+            caught = []
+            loop.set_exception_handler(lambda loop, context: caught.append(
+                (context["message"], type(context["exception"]).__name__)))
+            for kind in ("empty", "bytes", "raises", "None", "read-only view"):
+                class Bad(asyncio.BufferedProtocol):
+                    def __init__(self):
+                        self.lost = loop.create_future()
+
+                    def get_buffer(self, sizehint):
+                        if kind == "raises":
+                            raise ZeroDivisionError("get_buffer")
+                        return {"empty": bytearray(), "bytes": b"read-only", "None": None,
+                                "read-only view": memoryview(b"abc")}[kind]
+
+                    def buffer_updated(self, nbytes):
+                        log.append((kind, "updated", nbytes))
+
+                    def connection_lost(self, exc):
+                        self.lost.set_result(type(exc).__name__)
+
+                a, b = socket.socketpair()
+                transport, protocol = await loop.connect_accepted_socket(Bad, a)
+                b.sendall(b"data")
+                log.append((kind, await protocol.lost))
+                b.close()
+            log.append(("reported", caught))
+
+        log = both(self, program)
+        self.assertIn(("empty", "RuntimeError"), log)
+
+    def test_a_server_on_a_port_in_use_closed_twice_and_served_twice(self):
+        async def program(loop, log):
+            taken = socket.socket()
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            try:
+                await loop.create_server(asyncio.Protocol, "127.0.0.1",
+                                         taken.getsockname()[1])
+                log.append("port in use: served")
+            except OSError as exc:
+                log.append(("port in use", type(exc).__name__, exc.errno))
+            taken.close()
+            server = await loop.create_server(asyncio.Protocol, "127.0.0.1", 0)
+            forever = asyncio.ensure_future(server.serve_forever())
+            await asyncio.sleep(0)
+            try:
+                await server.serve_forever()
+            except RuntimeError:
+                log.append("serve_forever twice: RuntimeError")
+            self.attempt(log, "close", server.close)
+            self.attempt(log, "close twice", server.close)
+            try:
+                await forever
+            except asyncio.CancelledError:
+                log.append("serve_forever cancelled by close")
+            await server.wait_closed()
+            await server.wait_closed()
+            log.append(("closed", server.is_serving(), server.sockets))
+            try:
+                await server.serve_forever()
+            except RuntimeError:
+                log.append("serve_forever after close: RuntimeError")
+
+        log = both(self, program)
+        self.assertIn(("closed", False, ()), log)
+
+    def test_a_transport_used_after_its_loop_is_closed_raises_runtime_error_at_most(self):
+        # Ours frees a connection when its loop closes (see WhatBelongsToALoop); asyncio's
+        # keeps it open. Each call returns or raises RuntimeError: no PanicException.
+        loop = scratchloop.ScratchLoop()
+        ours, peer = socket.socketpair()
+        try:
+            transport, _ = loop.run_until_complete(
+                loop.connect_accepted_socket(asyncio.Protocol, ours))
+            server = loop.run_until_complete(
+                loop.create_server(asyncio.Protocol, "127.0.0.1", 0))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ResourceWarning)
+                loop.close()
+            log = []
+            for name in ("write", "writelines", "write_eof", "close", "abort",
+                         "pause_reading", "resume_reading", "get_write_buffer_size",
+                         "is_closing", "get_extra_info"):
+                args = {"write": (b"x",), "writelines": ([b"x"],),
+                        "get_extra_info": ("peername",)}.get(name, ())
+                self.attempt(log, name, lambda: getattr(transport, name)(*args))
+            self.attempt(log, "server.close", server.close)
+            self.assertEqual([r for r in log if r[1] not in ("ok", "RuntimeError")], [])
+        finally:
+            peer.close()
 
 
 class OtherThreads(unittest.TestCase):

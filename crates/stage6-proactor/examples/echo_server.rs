@@ -269,18 +269,19 @@ pub fn run(lp: &ProactorLoop, listener: TcpListener, settings: Settings) -> Resu
 
 // ANCHOR: main
 fn main() {
-    // Before anything listens: where io_uring is refused, one line and exit 2.
-    let ring = stage6::ring_or_exit("echo_server");
     let flags = settings::Flags::default();
+    let mut ring = None; // taken once the flags are read: `--help` answers without io_uring
     let setup = EchoSetup::from_args_with(
         "a TCP echo server on the proactor loop: io_uring (Ctrl-C to stop)",
         false,
         settings::USAGE,
         |flag, args| flags.take(flag, args),
-        // One loop: every flag goes with every other.
-        |_| None,
+        // One loop: every flag goes with every other (None). Before a file is created or
+        // anything listens: where io_uring is refused, one line and exit 2.
+        |_| ring.replace(stage6::ring_or_exit("echo_server")).and(None),
         scaffold::net::listen,
     );
+    let ring = ring.unwrap_or_else(|| stage6::ring_or_exit("echo_server"));
     let settings = Settings {
         grace: flags.grace.get(),
         api: flags.api.get(),

@@ -12,6 +12,8 @@ The methods a connection calls all the time (`write`, `is_closing`...) are the R
 object's own, bound on the instance: a call is a C call, with no Python frame between.
 """
 
+import math
+import sys
 import warnings
 from asyncio import constants, futures, transports, trsock
 from asyncio.log import logger
@@ -21,6 +23,20 @@ from . import _core
 # The Rust transport's methods, taken as this transport's own.
 _NATIVE = ("write", "writelines", "is_closing", "get_write_buffer_size", "pause_reading",
            "resume_reading", "is_reading")
+
+
+def _whole_limits(high, low):
+    """asyncio's `_set_write_buffer_limits` rules (its defaults, its ValueError) on any
+    numbers it takes, a float (`high=64e3`) or an int past 64 bits among them; then
+    `(high, low)` as whole byte counts for stage 5's limits, which compare a whole buffer
+    size the same way (`size > 1.5` is `size > 1`; `size <= 0.5` is `size <= 0`)."""
+    if high is None:
+        high = 64 * 1024 if low is None else 4 * low
+    if low is None:
+        low = high // 4
+    if not high >= low >= 0:
+        raise ValueError(f"high ({high!r}) must be >= low ({low!r}) must be >= 0")
+    return min(math.floor(high), sys.maxsize), min(math.floor(low), sys.maxsize)
 
 
 def _refuse_write(data):
@@ -43,6 +59,11 @@ class Transport(transports._FlowControlMixin):
 
     def __init__(self, core, loop, sock, protocol, waiter=None, extra=None, server=None):
         # Not `_FlowControlMixin.__init__`: the water marks are the Rust transport's.
+        # asyncio's transport looks up `protocol.connection_made` as it is made (its
+        # `call_soon` takes the bound method): what is no protocol (a factory that
+        # returned None) is an AttributeError raised to the caller, before the socket is
+        # taken.
+        protocol.connection_made  # (the look-up is the check)
         transports.BaseTransport.__init__(self, extra)
         self._native = native = _core.Transport(core, protocol)
         for name in _NATIVE:
@@ -99,7 +120,7 @@ class Transport(transports._FlowControlMixin):
         self._native.abort()
 
     def set_write_buffer_limits(self, high=None, low=None):
-        self._native.set_write_buffer_limits(high, low)
+        self._native.set_write_buffer_limits(*_whole_limits(high, low))
 
     def get_write_buffer_limits(self):
         return self._native.get_write_buffer_limits()
