@@ -126,8 +126,8 @@ impl Options {
                     options.timestamps = true;
                 }
                 Long("trace") => options.trace = true,
-                Long("timeline") => options.timeline = Some(parser.value()?.into()),
-                Long("record") => options.record = Some(parser.value()?.into()),
+                Long("timeline") => options.timeline = Some(file_name("timeline", &mut parser)?),
+                Long("record") => options.record = Some(file_name("record", &mut parser)?),
                 Long("step") => options.step = true,
                 Long("help") | Short('h') => return Ok(Parsed::Help),
                 Long(name) => {
@@ -278,6 +278,20 @@ pub fn exit_with_error(message: impl Display) -> ! {
     std::process::exit(1);
 }
 
+/// The file name `--FLAG` takes. A flag where the name should be (`--timeline
+/// --virtual-time`) is an error, not a file called `--virtual-time`; `./-x` names one.
+fn file_name(flag: &str, parser: &mut lexopt::Parser) -> Result<PathBuf, lexopt::Error> {
+    let value = parser.value()?;
+    if value.to_string_lossy().starts_with('-') {
+        return Err(format!(
+            "--{flag} needs a file name, not {} (for a file of that name, write ./{0})",
+            value.to_string_lossy()
+        )
+        .into());
+    }
+    Ok(value.into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +313,22 @@ mod tests {
         assert_eq!(options.timeline, Some(PathBuf::from("run.svg")));
         let error = parse(&["--timeline"]).unwrap_err().to_string();
         assert!(error.contains("--timeline"), "{error}");
+    }
+
+    #[test]
+    fn a_flag_is_no_file_name() {
+        for flag in ["--timeline", "--record"] {
+            let error = parse(&[flag, "--virtual-time"]).unwrap_err().to_string();
+            assert!(
+                error.contains(flag) && error.contains("not --virtual-time"),
+                "{error}"
+            );
+            let Parsed::Run(options) = parse(&[flag, "./-x"]).unwrap() else {
+                panic!("{flag} ./-x is a run");
+            };
+            let path = options.timeline.or(options.record);
+            assert_eq!(path, Some(PathBuf::from("./-x")));
+        }
     }
 
     #[test]
