@@ -243,3 +243,70 @@ fn the_protocol_echo_of_chapter_8() {
     });
     insta::assert_snapshot!(text);
 }
+
+/// A protocol that writes when told to pause or to resume writing, as asyncio lets one
+/// do (the bytes join the buffer).
+#[derive(Default)]
+struct WritesWhenTold {
+    transport: RefCell<Option<Transport>>,
+}
+
+impl WritesWhenTold {
+    fn write(&self, data: &[u8]) {
+        if let Some(transport) = self.transport.borrow().as_ref() {
+            transport.write(data).unwrap();
+        }
+    }
+}
+
+impl Protocol for WritesWhenTold {
+    fn connection_made(&self, transport: &Transport) {
+        *self.transport.borrow_mut() = Some(transport.clone());
+    }
+    fn pause_writing(&self) {
+        self.write(b"P");
+    }
+    fn resume_writing(&self) {
+        self.write(b"R");
+    }
+}
+
+/// `pause_writing` and `resume_writing` may write: the transport held its buffer borrowed
+/// while it told the protocol, and the write inside panicked ("already borrowed"; the
+/// handler got "protocol.pause_writing() failed", and the bytes were lost).
+#[test]
+fn a_protocol_may_write_when_told_to_pause_or_to_resume_writing() {
+    let lp = EventLoop::with_clock(VirtualClock::new());
+    let failed = Rc::new(Cell::new(0));
+    let f = failed.clone();
+    lp.set_exception_handler(Some(Rc::new(move |_, _: &_| f.set(f.get() + 1))));
+    let (a, mut peer) = UnixStream::pair().unwrap();
+    let protocol = Rc::new(WritesWhenTold::default());
+    let transport = lp
+        .make_socket_transport(a.into(), protocol.clone(), None)
+        .unwrap();
+    settle(&lp);
+    transport.set_write_buffer_limits(Some(1), Some(0)).unwrap();
+    let sent = vec![b'x'; 1 << 20];
+    transport.write(&sent).unwrap(); // more than the socket takes: paused
+    peer.set_nonblocking(true).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = vec![0; 1 << 16];
+    for _ in 0..10_000 {
+        match peer.read(&mut chunk) {
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+            // Nothing more yet: let the transport's writer send.
+            Err(_) => settle(&lp),
+        }
+        if got.len() >= sent.len() + 2 {
+            break;
+        }
+    }
+    assert_eq!(failed.get(), 0, "a protocol call failed");
+    assert_eq!(got.len(), sent.len() + 2);
+    assert_eq!(&got[sent.len()..], b"PR");
+    protocol.transport.borrow_mut().take();
+    transport.abort();
+    settle(&lp);
+    lp.close().unwrap();
+}

@@ -803,6 +803,42 @@ class OtherThreads(unittest.TestCase):
         self.assertEqual(caught, ["RuntimeError"] * 4)
 
 
+class Reentrant(unittest.TestCase):
+    def test_a_protocol_may_write_when_told_to_pause_or_to_resume_writing(self):
+        # Stage 5's transport held its buffer borrowed while it told the protocol: the
+        # write inside was a PanicException ("RefCell already borrowed").
+        async def program(loop, log):
+            class WritesWhenTold(Recorder):
+                def pause_writing(self):
+                    super().pause_writing()
+                    self.transport.write(b"P")
+
+                def resume_writing(self):
+                    super().resume_writing()
+                    self.transport.write(b"R")
+
+            a, b = socket.socketpair()
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: WritesWhenTold(log, "told"), a)
+            transport.set_write_buffer_limits(high=1, low=0)
+            sent = b"x" * (1 << 20)
+            transport.write(sent)
+            b.setblocking(False)
+            got = bytearray()
+            while len(got) < len(sent) + 2:
+                try:
+                    got += b.recv(1 << 16)
+                except BlockingIOError:
+                    await asyncio.sleep(0)
+            log.append(("peer got", bytes(got[len(sent):])))
+            transport.close()
+            await protocol.lost
+            b.close()
+
+        log = both(self, program)
+        self.assertIn(("peer got", b"PR"), log)
+
+
 class WhatBelongsToALoop(unittest.TestCase):
     def test_a_base_exception_is_raised_by_its_own_loop(self):
         # A `pause_writing` that raises `KeyboardInterrupt` inside a `write` made while its

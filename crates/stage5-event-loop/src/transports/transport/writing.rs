@@ -61,7 +61,9 @@ impl Transport {
             lp.add_callback_waiter(inner.fd, Interest::Write, move |lp| t.write_ready(lp))?;
         }
         inner.buffer.borrow_mut().extend_from_slice(data);
-        self.tell(&lp, inner.flow.after_growth(inner.buffer.borrow().len()));
+        // The length first: the protocol told may write, which borrows the buffer again.
+        let buffered = inner.buffer.borrow().len();
+        self.tell(&lp, inner.flow.after_growth(buffered));
         Ok(())
     }
     // ANCHOR_END: write
@@ -96,7 +98,8 @@ impl Transport {
             // Some went: drop it from the buffer; the protocol may resume (and write more).
             Ok(n) => {
                 inner.buffer.borrow_mut().drain(..n);
-                self.tell(lp, inner.flow.after_drain(inner.buffer.borrow().len()));
+                let buffered = inner.buffer.borrow().len(); // (not borrowed while told)
+                self.tell(lp, inner.flow.after_drain(buffered));
                 if !inner.buffer.borrow().is_empty() {
                     return;
                 }
