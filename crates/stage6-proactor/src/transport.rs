@@ -172,13 +172,16 @@ impl Transport {
 
     // ANCHOR: write
     /// Send `data`: at once if no send is in flight, else after it (asyncio's `write`
-    /// and `_loop_writing`). Ignored once closing.
+    /// and `_loop_writing`). A `close` still sending takes more, as asyncio's does; once
+    /// nothing is in flight (closed, aborted, lost), it is ignored.
     pub fn write(&self, data: &[u8]) {
         let t = &self.inner;
-        if data.is_empty() || t.closing.get() || t.eof_pending.get() {
+        let sending = t.write.borrow().is_some();
+        let gone = t.lost.get() || (t.closing.get() && !sending);
+        if data.is_empty() || t.eof_pending.get() || gone {
             return;
         }
-        if t.write.borrow().is_none() {
+        if !sending {
             return self.start_write(data.to_vec());
         }
         t.buffer.borrow_mut().extend_from_slice(data);

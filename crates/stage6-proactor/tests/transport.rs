@@ -8,6 +8,8 @@ mod support;
 use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use stage6::{Error, Protocol, Transport};
 use support::{pair, proactor_loop, run_until};
@@ -104,5 +106,98 @@ fn the_peers_eof_reaches_the_protocol_and_abort_loses_the_connection_at_once() {
     assert!(run_until(&lp, 20, || recorder.saw("eof")));
     transport.abort();
     assert!(run_until(&lp, 20, || recorder.saw("lost false")));
+    assert!(run_until(&lp, 10, || lp.in_flight() == 0));
+}
+
+/// A protocol that writes when told to pause or to resume writing, as asyncio lets one do
+/// (the bytes join the buffer).
+#[derive(Default)]
+struct WritesWhenTold {
+    transport: RefCell<Option<Transport>>,
+}
+
+impl WritesWhenTold {
+    fn write(&self, data: &[u8]) {
+        if let Some(transport) = self.transport.borrow().as_ref() {
+            transport.write(data);
+        }
+    }
+}
+
+impl Protocol for WritesWhenTold {
+    fn connection_made(&self, transport: &Transport) {
+        *self.transport.borrow_mut() = Some(transport.clone());
+    }
+    fn data_received(&self, _: &[u8]) {}
+    fn connection_lost(&self, _: Option<Error>) {
+        self.transport.borrow_mut().take();
+    }
+    fn pause_writing(&self) {
+        self.write(b"P");
+    }
+    fn resume_writing(&self) {
+        self.write(b"R");
+    }
+}
+
+/// `pause_writing` and `resume_writing` may write: the transport must not hold its buffer
+/// borrowed while it tells the protocol (stage 5's did, and the write inside panicked).
+#[test]
+fn a_protocol_may_write_when_told_to_pause_or_to_resume_writing() {
+    let Some(lp) = proactor_loop() else { return };
+    let (ours, mut peer) = pair();
+    let ours = Rc::try_unwrap(ours).unwrap();
+    let protocol = Rc::new(WritesWhenTold::default());
+    let transport = lp.make_socket_transport(ours, protocol.clone());
+    assert!(run_until(&lp, 20, || protocol.transport.borrow().is_some()));
+    // One write in flight, the rest buffered far over the high-water mark: paused.
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..4 {
+        transport.write(&chunk);
+    }
+    let expected = (4 << 20) + 2;
+    let read = Arc::new(AtomicBool::new(false));
+    let r = read.clone();
+    let reader = std::thread::spawn(move || {
+        let mut got = vec![0; expected];
+        let outcome = peer.read_exact(&mut got).map(|()| got);
+        r.store(true, Ordering::Release);
+        outcome
+    });
+    // Bounded: each iteration polls without waiting while the peer thread drains.
+    assert!(run_until(&lp, 1_000_000, || read.load(Ordering::Acquire)));
+    let got = reader.join().unwrap().unwrap();
+    let told: Vec<u8> = got.into_iter().filter(|&b| b != b'x').collect();
+    assert_eq!(told, b"PR", "every byte written, P and R too");
+    transport.abort();
+    assert!(run_until(&lp, 20, || protocol.transport.borrow().is_none()));
+    assert!(run_until(&lp, 10, || lp.in_flight() == 0));
+}
+
+/// asyncio's `close` sends what is buffered, and a `write` made while it still sends is
+/// sent too (its `write` asks only whether the connection is lost); once nothing is in
+/// flight, a write is dropped. Stage 6 dropped every write after `close`.
+#[test]
+fn a_write_while_a_close_still_sends_is_sent_then_the_end() {
+    let Some(lp) = proactor_loop() else { return };
+    let (ours, mut peer) = pair();
+    let ours = Rc::try_unwrap(ours).unwrap();
+    let recorder = Rc::new(Recorder::default());
+    let transport = lp.make_socket_transport(ours, recorder.clone());
+    assert!(run_until(&lp, 20, || recorder.saw("made")));
+    transport.write(&vec![b'x'; 4 << 20]); // in flight: more than the socket takes at once
+    transport.close();
+    transport.write(b"late");
+    let reader = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        peer.read_to_end(&mut got).map(|_| got)
+    });
+    // Bounded: each iteration polls without waiting while the peer thread drains.
+    assert!(run_until(&lp, 1_000_000, || recorder.saw("lost false")));
+    transport.write(b"after the end"); // nothing in flight: dropped
+    drop(transport);
+    let got = reader.join().unwrap().unwrap();
+    assert_eq!(got.len(), (4 << 20) + 4, "every byte, then EOF");
+    assert!(got.ends_with(b"xlate"));
     assert!(run_until(&lp, 10, || lp.in_flight() == 0));
 }
