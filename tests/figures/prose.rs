@@ -66,7 +66,8 @@ const UNITS: &[&str] = &["×", "%", "ns", "µs", "times"];
 
 /// Every number in the prose (tables included) that reads as a measured figure but is not
 /// in a mark: a decimal, or a number followed by a ratio's or a time's unit. Names with
-/// digits (`W1`, `stage5`, `p99`) and versions (`3.11.7`, Python 3.11, Linux 5.14) are not figures.
+/// digits (`W1`, `stage5`, `p99`), versions (`3.11.7`, Python 3.11, Linux 5.14) and
+/// exercises' numbers (`Try it: 10.1`, `Build it: 10.3`) are not figures.
 pub fn unmarked(page: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (n, line) in lines(page, true) {
@@ -87,7 +88,9 @@ pub fn unmarked(page: &str) -> Vec<(usize, String)> {
             }
             let before: String = chars[start.saturating_sub(7)..start].iter().collect();
             let name = start > 0 && (chars[start - 1].is_alphanumeric() || chars[start - 1] == '_')
-                || ["Python ", "Linux "].iter().any(|v| before.ends_with(v));
+                || ["Python ", "Linux ", " it: "]
+                    .iter()
+                    .any(|v| before.ends_with(v));
             let token: String = chars[start..i].iter().collect();
             let version = token.matches('.').count() > 1;
             let after: String = chars[i..].iter().collect();

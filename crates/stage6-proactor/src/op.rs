@@ -1,4 +1,4 @@
-//! An operation's future (book chapter 10, "A future its completion resolves"; asyncio's
+//! An operation's future (book chapter 10, "Cancel is a request"; asyncio's
 //! `_OverlappedFuture` in `windows_events.py`).
 //!
 //! Each socket operation returns an [`Op`]: a stage 5 future, which a task awaits as any

@@ -1,6 +1,6 @@
 //! The proactor stage 5's loop waits on (book chapter 10, "The proactor in step 3";
 //! asyncio's `IocpProactor` in `windows_events.py`: `select`, `_poll`, `_register`,
-//! `_unregister`, `close`).
+//! `close`).
 //!
 //! asyncio's proactor loop keeps `_run_once` and gives it an `IocpProactor` as its
 //! selector: `select(timeout)` calls `_poll(timeout)`, which waits on the completion port
@@ -87,10 +87,11 @@ impl Uring {
     }
     // ANCHOR_END: register
 
-    // ANCHOR: unregister
+    // ANCHOR: cancel
     /// Ask the kernel to stop `key`. Its memory stays in the ring's table and its
-    /// continuation here until the kernel answers (asyncio's `_unregister`); the answer
-    /// is `ECANCELED`, or the result, if the operation finished first.
+    /// continuation here until the kernel answers (as a cancelled overlapped stays in
+    /// asyncio's `_cache` until `_poll` pops it); the answer is `ECANCELED`, or the
+    /// result, if the operation finished first.
     pub fn cancel(&self, key: Key) -> io::Result<bool> {
         let asked = self.ring.borrow_mut().cancel(key)?;
         if asked && Some(key) != self.selector_poll.get() {
@@ -98,7 +99,7 @@ impl Uring {
         }
         Ok(asked)
     }
-    // ANCHOR_END: unregister
+    // ANCHOR_END: cancel
 
     /// Operations the kernel holds, the poll of the selector not counted.
     pub fn in_flight(&self) -> usize {

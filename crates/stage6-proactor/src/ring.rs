@@ -1,6 +1,6 @@
 //! The ring: io_uring's submission and completion queues, and the table of what the kernel
 //! holds (book chapter 10, "Who owns the buffer"; asyncio's `IocpProactor`, its `_cache` of
-//! overlapped operations, `_register` and `_unregister`, in `windows_events.py`).
+//! overlapped operations, `_register` and `_poll`, in `windows_events.py`).
 //!
 //! This is the one module of the project that needs `unsafe`, and that is the chapter's
 //! lesson: a submission hands the kernel a raw pointer into a buffer, and the kernel
@@ -15,7 +15,8 @@
 //!
 //! asyncio's IOCP proactor keeps the same rule in its `_cache`: the `OVERLAPPED` structure
 //! and its buffer stay referenced until `GetQueuedCompletionStatus` returns them, even
-//! for a cancelled future (`_unregister`), and `close` waits for the cache to empty.
+//! for a cancelled future (`_poll` pops it then, and skips its callback), and `close`
+//! waits for the cache to empty.
 //!
 //! Operations take their buffer by value ([`Op::Recv`], [`Op::Send`]) and [`Done`] hands it
 //! back, as tokio-uring's and monoio's APIs do: the caller cannot touch it in between
@@ -140,8 +141,9 @@ impl Ring {
 
     // ANCHOR: cancel
     /// Ask the kernel to cancel `key`. The operation stays in the table, its buffer with
-    /// it, until its completion arrives (`ECANCELED`, or its result if it won the race):
-    /// asyncio's `_unregister`. False if `key` is not in flight or already cancelled.
+    /// it, until its completion arrives (`ECANCELED`, or its result if it won the race),
+    /// as a cancelled overlapped stays in asyncio's `_cache` until `_poll` pops it. False
+    /// if `key` is not in flight or already cancelled.
     pub fn cancel(&mut self, key: Key) -> io::Result<bool> {
         match self.ops.get_mut(key) {
             Some(flight) if !flight.cancelled => flight.cancelled = true,

@@ -1,6 +1,6 @@
 //! Cancelling an operation, and closing a loop with operations in flight (book chapter
 //! 10, "Cancel is a request" and "Closing waits"; asyncio's `_OverlappedFuture.cancel`,
-//! `IocpProactor._unregister`, `_wait_cancel` and `close`).
+//! `IocpProactor._poll` and `close`).
 //!
 //! Each was seen failing on a deliberately wrong version: a ring whose `cancel` freed the
 //! operation's memory at once, a cancelled future that asked the kernel nothing, and a

@@ -14,10 +14,10 @@ use std::rc::Rc;
 use scaffold::net::Reply;
 use stage6::{Error, First, Future, ProactorLoop, first_of};
 
+// ANCHOR: handler
 /// How many bytes one receive asks for.
 pub const CHUNK: usize = 64 * 1024;
 
-// ANCHOR: handler
 /// Answer every chunk until the client leaves, or until `stop` is set.
 pub async fn echo(
     lp: &ProactorLoop,

@@ -1,5 +1,5 @@
 //! The ownership invariant, tested on the ring alone (book chapter 10, "Who owns the
-//! buffer"; asyncio's `_register`/`_unregister`).
+//! buffer"; asyncio's `_register` and `_poll`).
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
