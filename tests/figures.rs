@@ -17,6 +17,8 @@
 //!   the committed results of the run they show (`bench/measured/benchmarks.jsonl`), with
 //!   `--tables-only --check` (the run's description, its date and machine, is kept as is);
 //!   the last of them measure each stage against the targets set for it.
+//! - Chapter 9's conformance table is the committed run of CPython's asyncio tests on
+//!   our loop (`figures/conformance.rs`).
 //! - The back pages keep to [`MAX_WORDS`] words of prose each.
 //!
 //! If the change is right (new measurements, a new way of drawing them), redraw the
@@ -31,6 +33,8 @@
 //! standard error, as the conformance tests skip their comparison with CPython; CI has
 //! Python 3.11, and there a missing `python3` fails the test.
 
+#[path = "figures/conformance.rs"]
+mod conformance;
 #[path = "figures/marks.rs"]
 mod marks;
 #[path = "figures/prose.rs"]
