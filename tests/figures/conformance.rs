@@ -7,7 +7,7 @@
 use super::marks;
 
 /// The committed run's lines (its first part: one line per suite).
-pub const RUN: &str = "crates/stage5-python/conformance/last-run.txt";
+const RUN: &str = "crates/stage5-python/conformance/last-run.txt";
 const CHAPTER: &str = "docs/src/ch09-asyncio-on-our-loop.md";
 const HEADER: [&str; 6] = ["suite", "passed", "failed", "skipped", "hung", "of"];
 
@@ -20,7 +20,7 @@ fn chapter_name(run_name: &str) -> String {
 }
 
 /// `name: P passed, F failed, S skipped, H hung of N` as the table's row, or `None`.
-pub fn row(line: &str) -> Option<Vec<String>> {
+fn row(line: &str) -> Option<Vec<String>> {
     let (name, counts) = line.split_once(": ")?;
     let words: Vec<&str> = counts.split_whitespace().collect();
     let [
@@ -47,16 +47,21 @@ pub fn row(line: &str) -> Option<Vec<String>> {
 }
 
 /// The rows of the run, in the run's order.
-pub fn run_rows(run: &str) -> Vec<Vec<String>> {
+fn run_rows(run: &str) -> Vec<Vec<String>> {
     run.lines().filter_map(row).collect()
 }
 
-/// The rows of the chapter's table whose header is [`HEADER`], sorted by suite.
-pub fn chapter_rows(chapter: &str) -> Vec<Vec<String>> {
+/// The rows of the one table in `chapter` headed `header`.
+fn table_rows(chapter: &str, header: &[&str]) -> Vec<Vec<String>> {
     let tables = marks::tables(chapter);
-    let found: Vec<_> = tables.iter().filter(|t| t.header == HEADER).collect();
-    assert_eq!(found.len(), 1, "{CHAPTER}: one table headed {HEADER:?}");
+    let found: Vec<_> = tables.iter().filter(|t| t.header == header).collect();
+    assert_eq!(found.len(), 1, "{CHAPTER}: one table headed {header:?}");
     found[0].rows.clone()
+}
+
+/// The rows of the chapter's conformance table (headed [`HEADER`]).
+fn chapter_rows(chapter: &str) -> Vec<Vec<String>> {
+    table_rows(chapter, &HEADER)
 }
 
 fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
@@ -123,11 +128,7 @@ fn suite_names(cell: &str) -> Option<(String, String)> {
 #[test]
 fn the_suites_not_run_have_the_tests_the_chapter_counts() {
     // The counts come from CPython 3.11.7's own test package, which ships with Python.
-    let chapter = super::read(CHAPTER);
-    let tables = marks::tables(&chapter);
-    let header = ["suite", "tests", "why"];
-    let found: Vec<_> = tables.iter().filter(|t| t.header == header).collect();
-    assert_eq!(found.len(), 1, "{CHAPTER}: one table headed {header:?}");
+    let not_run = table_rows(&super::read(CHAPTER), &["suite", "tests", "why"]);
     let script = "import sys, unittest, importlib\n\
                   if sys.version.split()[0] != '3.11.7': print('skip'); sys.exit()\n\
                   try: import test.test_asyncio\n\
@@ -137,7 +138,7 @@ fn the_suites_not_run_have_the_tests_the_chapter_counts() {
                   print(unittest.TestLoader().loadTestsFromTestCase(getattr(mod, c)).countTestCases())\n";
     let mut asked = String::new();
     let mut said = Vec::new();
-    for row in &found[0].rows {
+    for row in &not_run {
         let (module, class) = suite_names(&row[0])
             .unwrap_or_else(|| panic!("{CHAPTER}: `{}` names no module and class", row[0]));
         asked.push_str(&format!("{module} {class}\n"));
