@@ -25,18 +25,10 @@ _NATIVE = ("write", "writelines", "is_closing", "get_write_buffer_size", "pause_
            "resume_reading", "is_reading")
 
 
-def _whole_limits(high, low):
-    """asyncio's `_set_write_buffer_limits` rules (its defaults, its ValueError) on any
-    numbers it takes, a float (`high=64e3`) or an int past 64 bits among them; then
-    `(high, low)` as whole byte counts for stage 5's limits, which compare a whole buffer
-    size the same way (`size > 1.5` is `size > 1`; `size <= 0.5` is `size <= 0`)."""
-    if high is None:
-        high = 64 * 1024 if low is None else 4 * low
-    if low is None:
-        low = high // 4
-    if not high >= low >= 0:
-        raise ValueError(f"high ({high!r}) must be >= low ({low!r}) must be >= 0")
-    return min(math.floor(high), sys.maxsize), min(math.floor(low), sys.maxsize)
+def _whole(limit):
+    """A water mark as stage 5 takes it: whole bytes (it compares a whole buffer size, so
+    `size > 1.5` is `size > 1`), at most `sys.maxsize` (asyncio takes any number)."""
+    return min(math.floor(limit), sys.maxsize)
 
 
 def _refuse_write(data):
@@ -120,7 +112,9 @@ class Transport(transports._FlowControlMixin):
         self._native.abort()
 
     def set_write_buffer_limits(self, high=None, low=None):
-        self._native.set_write_buffer_limits(*_whole_limits(high, low))
+        # asyncio's own rules (its defaults, its ValueError), then the marks to stage 5.
+        self._set_write_buffer_limits(high, low)
+        self._native.set_write_buffer_limits(_whole(self._high_water), _whole(self._low_water))
 
     def get_write_buffer_limits(self):
         return self._native.get_write_buffer_limits()
